@@ -1,0 +1,88 @@
+"""Build vkcl's ICD library (build/libvkcl.so) and its loader file (build/vendors/vkcl.icd).
+
+The library embeds the interpreter that runs this script: its libpython, its home and
+the virtualenv's site-packages are recorded in the library (design brief, facts 1-2).
+"""
+from __future__ import annotations
+
+import os
+import site
+import sys
+import sysconfig
+from pathlib import Path
+
+import cffi
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+MODULE = "_vkcl_icd"
+
+
+def build_info() -> dict[str, str]:
+    libdir = sysconfig.get_config_var("LIBDIR")
+    ldlibrary = sysconfig.get_config_var("LDLIBRARY")
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        sys.exit(f"vkcl: {sys.executable} has no shared libpython; the ICD needs one to embed Python")
+    return {
+        "PYTHON": sys.executable,
+        "PYTHONHOME": sys.base_prefix,
+        "LIBPYTHON": str(Path(libdir) / ldlibrary),
+        "LIBDIR": libdir,
+        "SITE_PACKAGES": site.getsitepackages()[0],
+        "ROOT": str(ROOT),
+        "VERSION": f"{sys.version_info[0]}.{sys.version_info[1]}",
+    }
+
+
+INIT_CODE = '''
+import os, sys
+_INFO = {info!r}
+if "%d.%d" % sys.version_info[:2] != _INFO["VERSION"]:
+    sys.stderr.write("vkcl: this ICD was built for Python %s but is loaded into Python %d.%d; "
+                     "rebuild vkcl with that Python (make build PYTHON=...)\\n"
+                     % (_INFO["VERSION"], sys.version_info[0], sys.version_info[1]))
+    raise ImportError("vkcl: Python version mismatch")
+from {module} import ffi, lib
+if lib.vkcl_set_pythonhome:
+    os.environ.pop("PYTHONHOME", None)  # set only to start us; keep it from child processes
+if _INFO["ROOT"] not in sys.path:
+    sys.path.insert(0, _INFO["ROOT"])
+if _INFO["SITE_PACKAGES"] not in sys.path:
+    import site
+    site.addsitedir(_INFO["SITE_PACKAGES"])  # appended: a host Python keeps its own packages first
+from vkcl import icd_entry
+icd_entry.start(ffi, lib, _INFO)
+'''
+
+
+def main() -> None:
+    info = build_info()
+    gen = ROOT / "icd" / "_gen"
+    ffi = cffi.FFI()
+    ffi.cdef((gen / "cdef.h").read_text())
+    ffi.embedding_api("")
+    ffi.embedding_init_code(INIT_CODE.format(info=info, module=MODULE))
+    ffi.set_source(
+        MODULE,
+        (ROOT / "icd" / "vkcl_icd.c").read_text(),
+        include_dirs=[str(ROOT / "icd")],
+        define_macros=[("VKCL_LIBPYTHON", f'"{info["LIBPYTHON"]}"'), ("VKCL_PYTHONHOME", f'"{info["PYTHONHOME"]}"')],
+        extra_compile_args=["-fvisibility=hidden", "-O2", "-Wno-unused-function", "-Wno-array-parameter"],
+        extra_link_args=["-Wl,-Bsymbolic", f"-Wl,-rpath,{info['LIBDIR']}"],
+        libraries=["dl"],
+    )
+    BUILD.mkdir(exist_ok=True)
+    lib = ffi.compile(tmpdir=str(BUILD / "icd"), target="libvkcl.so", verbose=bool(os.environ.get("V")))
+    lib_path = BUILD / "libvkcl.so"
+    os.replace(lib, lib_path)
+    vendors = BUILD / "vendors"
+    vendors.mkdir(exist_ok=True)
+    (vendors / "vkcl.icd").write_text(f"{lib_path}\n")
+    (ROOT / "vkcl" / "_build_info.py").write_text(
+        '"""Written by icd/build.py: the interpreter the ICD embeds."""\n'
+        + "".join(f"{k} = {v!r}\n" for k, v in info.items()))
+    print(f"built {lib_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+/* vkcl's ICD library: the C side of the cffi embedding.
+ *
+ * cffi compiles this file with the generated glue (icd/_gen/glue.c): static wrappers that
+ * forward each clXxx call to its Python thunk, the dispatch table the loader reads from
+ * every handle, and the exported clXxx symbols. This file holds what is not mechanical:
+ * start-up of the embedded interpreter, handles, and extension-function lookup.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
+#include <CL/cl_icd.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VKCL_EXPORT __attribute__((visibility("default")))
+#define VKCL_HANDLE_MAGIC 0x6c636b76u /* "vkcl" */
+
+/* Every handle vkcl gives out. The loader only reads `dispatch`; Python maps the
+ * handle's address to its object. */
+struct vkcl_handle {
+    const cl_icd_dispatch *dispatch;
+    uint32_t magic;
+};
+struct _cl_platform_id { struct vkcl_handle h; };
+struct _cl_device_id { struct vkcl_handle h; };
+struct _cl_context { struct vkcl_handle h; };
+struct _cl_command_queue { struct vkcl_handle h; };
+struct _cl_mem { struct vkcl_handle h; };
+struct _cl_program { struct vkcl_handle h; };
+struct _cl_kernel { struct vkcl_handle h; };
+struct _cl_event { struct vkcl_handle h; };
+struct _cl_sampler { struct vkcl_handle h; };
+
+struct vkcl_extension_function {
+    const char *name;
+    void *address;
+};
+
+/* Set by the Python side once its thunks are installed. */
+static volatile int vkcl_ready;
+/* 1 when the constructor set PYTHONHOME itself (Python removes it again after start-up). */
+int vkcl_set_pythonhome;
+
+void vkcl_set_ready(int ready) { vkcl_ready = ready; }
+
+static int vkcl_start(void)
+{
+    if (cffi_start_python() != 0)
+        return 0;
+    return vkcl_ready;
+}
+
+#define VKCL_ENSURE_STARTED(fail)                                   \
+    do {                                                            \
+        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start())      \
+            return fail;                                            \
+    } while (0)
+#define VKCL_ENSURE_STARTED_ERRCODE(errcode_ret, code, fail)        \
+    do {                                                            \
+        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start()) {    \
+            if (errcode_ret)                                        \
+                *(errcode_ret) = (code);                            \
+            return fail;                                            \
+        }                                                           \
+    } while (0)
+
+/* Design brief, facts 1 and 2: ocl-icd dlopens us without RTLD_GLOBAL, so re-open
+ * libpython globally for Python's own extension modules; and pin the interpreter's home
+ * to the build-time one unless the user chose one, or Python is already running. */
+__attribute__((constructor)) static void vkcl_on_load(void)
+{
+    dlopen(VKCL_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    if (!Py_IsInitialized() && getenv("PYTHONHOME") == NULL) {
+        setenv("PYTHONHOME", VKCL_PYTHONHOME, 0);
+        vkcl_set_pythonhome = 1;
+    }
+}
+
+static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
+                                                      cl_uint *num_platforms);
+
+#include "_gen/glue.c"
+
+static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
+                                                      cl_uint *num_platforms)
+{
+    VKCL_ENSURE_STARTED(CL_PLATFORM_NOT_FOUND_KHR);
+    return vkcl_py_clGetPlatformIDs(num_entries, platforms, num_platforms);
+}
+
+VKCL_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
+                                                     cl_uint *num_platforms)
+{
+    return vkcl_clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms);
+}
+
+void *vkcl_handle_new(void)
+{
+    struct vkcl_handle *h = malloc(sizeof *h);
+    if (h) {
+        h->dispatch = &vkcl_dispatch;
+        h->magic = VKCL_HANDLE_MAGIC;
+    }
+    return h;
+}
+
+void vkcl_handle_free(void *p)
+{
+    struct vkcl_handle *h = p;
+    if (h) {
+        h->magic = 0;
+        free(h);
+    }
+}
+
+/* Needs no Python: the loader calls it before any platform exists. */
+static void *CL_API_CALL vkcl_clGetExtensionFunctionAddress(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (const struct vkcl_extension_function *f = vkcl_extension_functions; f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return f->address;
+    return NULL;
+}
+
+VKCL_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *name)
+{
+    return vkcl_clGetExtensionFunctionAddress(name);
+}
+
+/* vkcl has one platform, so the lookup does not depend on it. */
+static void *CL_API_CALL vkcl_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name)
+{
+    (void)platform;
+    return vkcl_clGetExtensionFunctionAddress(name);
+}
+
+VKCL_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name)
+{
+    return vkcl_clGetExtensionFunctionAddressForPlatform(platform, name);
+}

@@ -1,0 +1,1 @@
+"""Generated modules (codegen/gen_icd.py). Do not edit them by hand."""

@@ -1,0 +1,57 @@
+"""The handle table: C handles (struct vkcl_handle *) to the Python objects they stand for.
+
+A handle is a small C struct whose first member is the dispatch table; the table maps its
+address to the object in O(1) and never dereferences a pointer the application passed,
+so a foreign or stale handle is simply not found.
+"""
+from __future__ import annotations
+
+from vkcl.errors import CLError
+
+ffi = None  # the ICD module's cffi instance, bound at start-up
+_lib = None
+_objects: dict = {}  # cdata pointers hash and compare by address, whatever their C type
+NULL = None
+
+
+def bind(ffi_, lib) -> None:
+    global ffi, _lib, NULL
+    ffi, _lib, NULL = ffi_, lib, ffi_.NULL
+
+
+def new(obj):
+    """Give `obj` a C handle (stored as obj.handle) and return it."""
+    h = _lib.vkcl_handle_new()
+    if h == NULL:
+        raise CLError(-6)
+    _objects[h] = obj
+    obj.handle = h
+    return h
+
+
+def drop(obj) -> None:
+    """Forget obj's handle: called when its reference count reaches zero."""
+    h = obj.handle
+    if h is not None and _objects.pop(h, None) is obj:
+        obj.handle = None
+        _lib.vkcl_handle_free(h)
+
+
+def get(ptr, cls, code: int):
+    """The object of type cls behind ptr, or CLError(code)."""
+    obj = _objects.get(ptr)
+    if obj is None or not isinstance(obj, cls):
+        raise CLError(code)
+    return obj
+
+
+def find(ptr):
+    """The object behind ptr of any type, or None."""
+    return _objects.get(ptr)
+
+
+def get_list(count: int, ptrs, cls, code: int) -> list:
+    """Resolve an array of `count` handles; a NULL array with count > 0 is CLError(code)."""
+    if ptrs == NULL:
+        raise CLError(code)
+    return [get(ptrs[i], cls, code) for i in range(count)]

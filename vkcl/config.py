@@ -1,0 +1,79 @@
+"""vkcl's settings, declared once: name, type, default, doc.
+
+Each setting reads the environment variable VKCL_<NAME>; a file named by VKCL_CONFIG_FILE
+(lines `name = value`) supplies values the environment does not. `VKCL_LOG=config`
+prints the effective settings at start-up.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    parse: Callable[[str], Any]
+    default: Any
+    doc: str
+
+
+SETTINGS = [
+    Setting("log", str, "", "comma-separated log groups: api, refcount, vk, compiler, config, queue, all"),
+    Setting("log_file", str, "", "write the log to this file instead of stderr"),
+    Setting("cache", _bool, True, "use the on-disk program cache"),
+    Setting("cache_dir", str, "", "program cache directory (default $XDG_CACHE_HOME/vkcl)"),
+    Setting("clspv", str, "", "an external clspv executable to compile with instead of pyclspv"),
+    Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),
+    Setting("compile_timeout", float, 120.0, "seconds before a compile is abandoned"),
+    Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
+    Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
+    Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
+]
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _file_values() -> dict[str, str]:
+    path = os.environ.get("VKCL_CONFIG_FILE")
+    values: dict[str, str] = {}
+    if path and os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if "=" in line:
+                    k, v = line.split("=", 1)
+                    values[k.strip().lower()] = v.strip()
+    return values
+
+
+def load() -> dict[str, Any]:
+    from_file = _file_values()
+    values = {}
+    for s in SETTINGS:
+        text = os.environ.get("VKCL_" + s.name.upper(), from_file.get(s.name))
+        try:
+            values[s.name] = s.default if text is None else s.parse(text)
+        except ValueError:
+            values[s.name] = s.default
+    return values
+
+
+_values = load()
+
+
+def get(name: str) -> Any:
+    return _values[name] if name in _BY_NAME else None
+
+
+def reload() -> None:
+    global _values
+    _values = load()
+
+
+def describe() -> str:
+    return "\n".join(f"  VKCL_{s.name.upper()} = {_values[s.name]!r}  ({s.doc})" for s in SETTINGS)

@@ -1,0 +1,1 @@
+"""The OpenCL object model on plain Python types: platform, device, context, queue, ..."""

@@ -1,0 +1,156 @@
+"""An OpenCL device over one Vulkan physical device.
+
+Every value is derived from the Vulkan limits and features, and claims only what vkcl can
+honour: no images (until they exist), no SVM, no pipes, no device-side enqueue.
+"""
+from __future__ import annotations
+
+import os
+from functools import cached_property
+
+import vulkan as vk
+
+from vkcl import __version__
+from vkcl._gen import cl
+from vkcl.core.object import CLObject
+from vkcl.core.platform import make_version
+from vkcl.vulkan.instance import PhysicalDevice, version_tuple
+
+VENDORS = {0x10DE: "NVIDIA Corporation", 0x1002: "Advanced Micro Devices, Inc.", 0x8086: "Intel(R) Corporation",
+           0x13B5: "ARM", 0x5143: "Qualcomm", 0x1010: "Imagination Technologies", 0x10005: "Mesa",
+           0x106B: "Apple"}
+PRINTF_BUFFER_SIZE = 1 << 20
+KHR = make_version(1, 0, 0)
+
+
+class Device(CLObject):
+    """A root device. Sub-devices are not supported (clCreateSubDevices fails as the spec allows)."""
+
+    def __init__(self, platform, pd: PhysicalDevice):
+        super().__init__()
+        self.platform = platform
+        self.physical = pd
+        lim = pd.limits
+        f = pd.features
+        self.name = pd.name
+        self.vendor_id = pd.vendor_id
+        self.vendor = VENDORS.get(pd.vendor_id, f"Vulkan vendor {pd.vendor_id:#x}")
+        vk_major, vk_minor, vk_patch = version_tuple(pd.api_version)
+        self.version = f"OpenCL 3.0 vkcl {__version__} (Vulkan {vk_major}.{vk_minor}.{vk_patch}, {pd.driver_info or pd.driver_name})"
+        self.driver_version = __version__
+        self.type = cl.CL_DEVICE_TYPE_CPU if pd.device_type == vk.VK_PHYSICAL_DEVICE_TYPE_CPU else (
+            cl.CL_DEVICE_TYPE_GPU if pd.device_type in (vk.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+                                                         vk.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+                                                         vk.VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU)
+            else cl.CL_DEVICE_TYPE_ACCELERATOR)
+        self.max_compute_units = pd.sm_count or (os.cpu_count() or 1 if self.type == cl.CL_DEVICE_TYPE_CPU else 1)
+        self.max_work_item_sizes = list(lim["maxComputeWorkGroupSize"])
+        self.max_work_group_size = lim["maxComputeWorkGroupInvocations"]
+        self.local_mem_size = lim["maxComputeSharedMemorySize"]
+        self.max_push_constants = lim["maxPushConstantsSize"]
+        self.subgroup_size = pd.subgroup_size
+        self.has_fp64 = f["shaderFloat64"]
+        self.has_int64 = f["shaderInt64"]
+        self.has_fp16 = f["shaderFloat16"] and f["storageBuffer16BitAccess"]
+        self.has_int8 = f["shaderInt8"] and f["storageBuffer8BitAccess"]
+        self.host_unified_memory = pd.is_uma
+        self.global_mem_size = pd.device_local_bytes
+        # An allocation must fit one VkBuffer and one VkDeviceMemory (and a quarter of memory at least).
+        self.max_mem_alloc_size = min(pd.max_memory_allocation_size, pd.max_buffer_size, self.global_mem_size)
+        # clspv's sub-buffer offsets and vload/vstore want long16 alignment at least (bits).
+        self.mem_base_addr_align = 8 * max(128, lim["minStorageBufferOffsetAlignment"])
+        self.profiling_timer_resolution = max(1, round(lim["timestampPeriod"]))
+        self.extensions_with_version = self._extensions()
+        self.extensions = " ".join(name for name, _ in self.extensions_with_version)
+
+    def _extensions(self) -> list[tuple[str, int]]:
+        exts = [
+            "cl_khr_byte_addressable_store",
+            "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+            "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
+            "cl_khr_il_program", "cl_khr_device_uuid", "cl_khr_extended_versioning",
+        ]
+        if self.has_fp64:
+            exts.append("cl_khr_fp64")
+        if self.has_fp16:
+            exts.append("cl_khr_fp16")
+        if self.physical.pci_bus is not None:
+            exts.append("cl_khr_pci_bus_info")
+        versions = {"cl_khr_extended_versioning": make_version(1, 0, 0)}
+        return sorted((e, versions.get(e, KHR)) for e in exts)
+
+    # --- derived values the info table reads -------------------------------------------------
+
+    @property
+    def single_fp_config(self) -> int:
+        # The full-profile minimum; Vulkan promises neither denormals nor a fused fma() for fp32.
+        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN
+
+    @property
+    def double_fp_config(self) -> int:
+        if not self.has_fp64:
+            return 0
+        return cl.CL_FP_FMA | cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN | cl.CL_FP_DENORM
+
+    @property
+    def half_fp_config(self) -> int:
+        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN if self.has_fp16 else 0
+
+    @property
+    def queue_properties(self) -> int:
+        return cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | cl.CL_QUEUE_PROFILING_ENABLE
+
+    @property
+    def max_num_sub_groups(self) -> int:
+        return max(1, self.max_work_group_size // max(1, self.physical.min_subgroup_size))
+
+    @property
+    def max_constant_buffer_size(self) -> int:
+        # __constant arguments are buffer addresses, like __global ones.
+        return self.max_mem_alloc_size
+
+    def vector_width(self, kind: str) -> int:
+        if kind == "double":
+            return 1 if self.has_fp64 else 0
+        if kind == "half":
+            return 1 if self.has_fp16 else 0
+        return 1
+
+    @cached_property
+    def opencl_c_all_versions(self) -> list[tuple[str, int]]:
+        return [("OpenCL C", make_version(1, 0)), ("OpenCL C", make_version(1, 1)),
+                ("OpenCL C", make_version(1, 2)), ("OpenCL C", make_version(3, 0))]
+
+    @cached_property
+    def opencl_c_features(self) -> list[tuple[str, int]]:
+        names = []
+        if self.has_int64:
+            names.append("__opencl_c_int64")
+        if self.has_fp64:
+            names.append("__opencl_c_fp64")
+        return [(n, make_version(3, 0)) for n in names]
+
+    @property
+    def ils_with_version(self) -> list[tuple[str, int]]:
+        return [("SPIR-V", make_version(1, v)) for v in range(0, 5)]
+
+    @property
+    def il_version(self) -> str:
+        return " ".join(f"{name}_{(v >> 22) & 0x3FF}.{(v >> 12) & 0x3FF}" for name, v in self.ils_with_version)
+
+    # OpenCL 3.0's minimum atomic capabilities: nothing beyond them is claimed yet.
+    atomic_memory_capabilities = cl.CL_DEVICE_ATOMIC_ORDER_RELAXED | cl.CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+    atomic_fence_capabilities = (cl.CL_DEVICE_ATOMIC_ORDER_RELAXED | cl.CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                 cl.CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+
+    @property
+    def pci_bus_info(self) -> bytes:
+        import struct
+        return struct.pack("<4I", *(self.physical.pci_bus or (0, 0, 0, 0)))
+
+    # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
+    def retain(self) -> None:
+        pass
+
+    def release(self) -> bool:
+        return False

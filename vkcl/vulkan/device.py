@@ -1,0 +1,79 @@
+"""VkDevice creation: one logical device per physical device, shared by every context on it.
+
+The device is created when the first context needs it and lives until the process exits
+(pipeline caches and memory blocks outlive any one context, as in clvk).
+"""
+from __future__ import annotations
+
+import threading
+
+import vulkan as vk
+
+from vkcl import log
+from vkcl.vulkan.check import call
+from vkcl.vulkan.instance import PhysicalDevice
+
+_log = log.get("vk")
+
+# Enabled when the physical device has them; none is required beyond what instance.py checks.
+OPTIONAL_EXTENSIONS = (
+    "VK_KHR_push_descriptor",
+    "VK_KHR_shader_non_semantic_info",
+    "VK_EXT_external_memory_host",
+    "VK_EXT_calibrated_timestamps",
+    "VK_KHR_calibrated_timestamps",
+    "VK_EXT_shader_atomic_float",
+    "VK_EXT_memory_budget",
+    "VK_KHR_cooperative_matrix",
+)
+_FEATURES11 = ("storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAccess", "variablePointers",
+               "variablePointersStorageBuffer")
+_FEATURES12 = ("bufferDeviceAddress", "timelineSemaphore", "shaderInt8", "shaderFloat16", "storageBuffer8BitAccess",
+               "uniformAndStorageBuffer8BitAccess", "shaderBufferInt64Atomics", "shaderSharedInt64Atomics",
+               "scalarBlockLayout", "uniformBufferStandardLayout", "hostQueryReset", "shaderSubgroupExtendedTypes",
+               "vulkanMemoryModel", "vulkanMemoryModelDeviceScope")
+_FEATURES13 = ("subgroupSizeControl", "computeFullSubgroups", "synchronization2", "maintenance4",
+               "shaderIntegerDotProduct")
+
+
+class LogicalDevice:
+    """A VkDevice with its compute queue. vkQueueSubmit needs `queue_lock`."""
+
+    def __init__(self, pd: PhysicalDevice):
+        self.physical = pd
+        self.family = pd.compute_family
+        self.extensions = [e for e in OPTIONAL_EXTENSIONS if e in pd.extensions]
+        has = pd.features
+        f11 = vk.VkPhysicalDeviceVulkan11Features(**{n: True for n in _FEATURES11 if has.get(n)})
+        f12 = vk.VkPhysicalDeviceVulkan12Features(pNext=f11, **{n: True for n in _FEATURES12 if has.get(n)})
+        chain = f12
+        if pd.api_version >= vk.VK_MAKE_VERSION(1, 3, 0):
+            chain = vk.VkPhysicalDeviceVulkan13Features(pNext=f12, **{n: True for n in _FEATURES13 if has.get(n)})
+        core = vk.VkPhysicalDeviceFeatures(**{n: True for n in ("shaderFloat64", "shaderInt64", "shaderInt16")
+                                              if has.get(n)})
+        queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
+        info = vk.VkDeviceCreateInfo(
+            pNext=vk.VkPhysicalDeviceFeatures2(pNext=chain, features=core),
+            queueCreateInfoCount=1, pQueueCreateInfos=[queue],
+            enabledExtensionCount=len(self.extensions), ppEnabledExtensionNames=self.extensions or None,
+        )
+        self.handle, _ = call("vkCreateDevice", vk.vkCreateDevice, pd.handle, info, None)
+        self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
+        self.queue_lock = threading.Lock()
+        _log.debug("created VkDevice on %r with %s", pd.name, self.extensions)
+
+    def has_extension(self, name: str) -> bool:
+        return name in self.extensions
+
+
+_devices: dict[int, LogicalDevice] = {}
+_lock = threading.Lock()
+
+
+def logical_device(pd: PhysicalDevice) -> LogicalDevice:
+    """The shared VkDevice of `pd`, created on first use (VulkanError if that fails)."""
+    with _lock:
+        dev = _devices.get(pd.index)
+        if dev is None:
+            dev = _devices[pd.index] = LogicalDevice(pd)
+        return dev
