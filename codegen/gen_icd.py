@@ -228,6 +228,8 @@ def emit_thunks(entries: list[dict], banner: str) -> str:
                     f"    def {name}({a}):",
                     "        try:",
                     f"            return f_{name}({a})",
+                    "        except CLError:",
+                    f"            return {ret or 'None'}",
                     "        except BaseException:",
                     f"            unexpected({name!r})",
                     f"            return {ret or 'None'}"]

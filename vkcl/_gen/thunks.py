@@ -888,6 +888,8 @@ def install(ffi, lib, impl):
     def clCreateSubBuffer(a0, a1, a2, a3, a4):
         try:
             return f_clCreateSubBuffer(a0, a1, a2, a3, a4)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clCreateSubBuffer')
             return NULL
@@ -908,6 +910,8 @@ def install(ffi, lib, impl):
     def clCreateUserEvent(a0, a1):
         try:
             return f_clCreateUserEvent(a0, a1)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clCreateUserEvent')
             return NULL
@@ -1235,6 +1239,8 @@ def install(ffi, lib, impl):
     def clCreateCommandQueueWithProperties(a0, a1, a2, a3):
         try:
             return f_clCreateCommandQueueWithProperties(a0, a1, a2, a3)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clCreateCommandQueueWithProperties')
             return NULL
@@ -1244,6 +1250,8 @@ def install(ffi, lib, impl):
     def clCreatePipe(a0, a1, a2, a3, a4, a5):
         try:
             return f_clCreatePipe(a0, a1, a2, a3, a4, a5)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clCreatePipe')
             return NULL
@@ -1264,6 +1272,8 @@ def install(ffi, lib, impl):
     def clSVMAlloc(a0, a1, a2, a3):
         try:
             return f_clSVMAlloc(a0, a1, a2, a3)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clSVMAlloc')
             return NULL
@@ -1273,6 +1283,8 @@ def install(ffi, lib, impl):
     def clSVMFree(a0, a1):
         try:
             return f_clSVMFree(a0, a1)
+        except CLError:
+            return None
         except BaseException:
             unexpected('clSVMFree')
             return None
@@ -1337,6 +1349,8 @@ def install(ffi, lib, impl):
     def clCreateSamplerWithProperties(a0, a1, a2):
         try:
             return f_clCreateSamplerWithProperties(a0, a1, a2)
+        except CLError:
+            return NULL
         except BaseException:
             unexpected('clCreateSamplerWithProperties')
             return NULL

@@ -1,0 +1,73 @@
+/* A tiny check harness for the C programs the tests run through the ICD loader.
+ * Each failed check prints "FAIL file:line: ..."; main returns harness_result(). */
+#ifndef VKCL_TEST_HARNESS_H
+#define VKCL_TEST_HARNESS_H
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int harness_failures;
+static int harness_checks;
+
+#define EXPECT(cond, ...)                                                 \
+    do {                                                                  \
+        harness_checks++;                                                 \
+        if (!(cond)) {                                                    \
+            harness_failures++;                                           \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+        }                                                                 \
+    } while (0)
+
+#define EXPECT_ERR(call, expected)                                        \
+    do {                                                                  \
+        cl_int got_ = (call);                                             \
+        EXPECT(got_ == (expected), "%s returned %d, expected %d (%s)",    \
+               #call, got_, (int)(expected), #expected);                  \
+    } while (0)
+
+#define EXPECT_OK(call) EXPECT_ERR(call, CL_SUCCESS)
+
+#define REQUIRE_OK(call)                                                  \
+    do {                                                                  \
+        cl_int got_ = (call);                                             \
+        if (got_ != CL_SUCCESS) {                                         \
+            printf("FAIL %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, got_); \
+            exit(1);                                                      \
+        }                                                                 \
+    } while (0)
+
+static inline int harness_result(void)
+{
+    printf("%d checks, %d failed\n", harness_checks, harness_failures);
+    return harness_failures ? 1 : 0;
+}
+
+/* The vkcl platform and its first device (exits when missing). */
+static inline cl_platform_id vkcl_platform(void)
+{
+    cl_platform_id platforms[16];
+    cl_uint n = 0;
+    REQUIRE_OK(clGetPlatformIDs(16, platforms, &n));
+    for (cl_uint i = 0; i < n && i < 16; i++) {
+        char name[64] = {0};
+        clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        if (strcmp(name, "vkcl") == 0)
+            return platforms[i];
+    }
+    printf("FAIL no vkcl platform\n");
+    exit(1);
+}
+
+static inline cl_device_id vkcl_device(cl_platform_id platform)
+{
+    cl_device_id device;
+    REQUIRE_OK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
+    return device;
+}
+#endif
