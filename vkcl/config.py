@@ -34,6 +34,7 @@ SETTINGS = [
     Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
+    Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
 ]
 _BY_NAME = {s.name: s for s in SETTINGS}
 

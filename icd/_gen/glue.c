@@ -659,7 +659,7 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue a0) {
 }
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {
-    VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
+    VKCL_ENSURE_STARTED(NULL);
     return vkcl_py_clCreateFromGLBuffer(a0, a1, a2, a3);
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {
@@ -739,7 +739,7 @@ VKCL_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event a0, cl_int a1, void(*
 }
 
 static cl_mem CL_API_CALL vkcl_clCreateSubBuffer(cl_mem a0, cl_mem_flags a1, cl_buffer_create_type a2, const void * a3, cl_int * a4) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreateSubBuffer(a0, a1, a2, a3, a4);
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem a0, cl_mem_flags a1, cl_buffer_create_type a2, const void * a3, cl_int * a4) {
@@ -755,7 +755,7 @@ VKCL_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem a0, void(
 }
 
 static cl_event CL_API_CALL vkcl_clCreateUserEvent(cl_context a0, cl_int * a1) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a1, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreateUserEvent(a0, a1);
 }
 VKCL_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context a0, cl_int * a1) {
@@ -979,7 +979,7 @@ VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context a0, CLeg
 }
 
 static cl_command_queue CL_API_CALL vkcl_clCreateCommandQueueWithProperties(cl_context a0, cl_device_id a1, const cl_queue_properties * a2, cl_int * a3) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreateCommandQueueWithProperties(a0, a1, a2, a3);
 }
 VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context a0, cl_device_id a1, const cl_queue_properties * a2, cl_int * a3) {
@@ -987,7 +987,7 @@ VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_c
 }
 
 static cl_mem CL_API_CALL vkcl_clCreatePipe(cl_context a0, cl_mem_flags a1, cl_uint a2, cl_uint a3, const cl_pipe_properties * a4, cl_int * a5) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreatePipe(a0, a1, a2, a3, a4, a5);
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context a0, cl_mem_flags a1, cl_uint a2, cl_uint a3, const cl_pipe_properties * a4, cl_int * a5) {
@@ -1059,7 +1059,7 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue a0, void * a1,
 }
 
 static cl_sampler CL_API_CALL vkcl_clCreateSamplerWithProperties(cl_context a0, const cl_sampler_properties * a1, cl_int * a2) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a2, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreateSamplerWithProperties(a0, a1, a2);
 }
 VKCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context a0, const cl_sampler_properties * a1, cl_int * a2) {

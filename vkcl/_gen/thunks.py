@@ -765,15 +765,12 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateFromGLBuffer')
     def clCreateFromGLBuffer(a0, a1, a2, a3):
         try:
-            result = f_clCreateFromGLBuffer(a0, a1, a2)
-            code = 0
-        except CLError as e:
-            result, code = NULL, e.code
+            return f_clCreateFromGLBuffer(a0, a1, a2, a3)
+        except CLError:
+            return NULL
         except BaseException:
-            result, code = NULL, unexpected('clCreateFromGLBuffer')
-        if a3 != NULL:
-            a3[0] = code
-        return result
+            unexpected('clCreateFromGLBuffer')
+            return NULL
 
     f_clCreateFromGLTexture2D = impl('clCreateFromGLTexture2D')
     @ffi.def_extern(name='vkcl_py_clCreateFromGLTexture2D')
@@ -887,12 +884,15 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateSubBuffer')
     def clCreateSubBuffer(a0, a1, a2, a3, a4):
         try:
-            return f_clCreateSubBuffer(a0, a1, a2, a3, a4)
-        except CLError:
-            return NULL
+            result = f_clCreateSubBuffer(a0, a1, a2, a3)
+            code = 0
+        except CLError as e:
+            result, code = NULL, e.code
         except BaseException:
-            unexpected('clCreateSubBuffer')
-            return NULL
+            result, code = NULL, unexpected('clCreateSubBuffer')
+        if a4 != NULL:
+            a4[0] = code
+        return result
 
     f_clSetMemObjectDestructorCallback = impl('clSetMemObjectDestructorCallback')
     @ffi.def_extern(name='vkcl_py_clSetMemObjectDestructorCallback', error=-6)
@@ -909,12 +909,15 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateUserEvent')
     def clCreateUserEvent(a0, a1):
         try:
-            return f_clCreateUserEvent(a0, a1)
-        except CLError:
-            return NULL
+            result = f_clCreateUserEvent(a0)
+            code = 0
+        except CLError as e:
+            result, code = NULL, e.code
         except BaseException:
-            unexpected('clCreateUserEvent')
-            return NULL
+            result, code = NULL, unexpected('clCreateUserEvent')
+        if a1 != NULL:
+            a1[0] = code
+        return result
 
     f_clSetUserEventStatus = impl('clSetUserEventStatus')
     @ffi.def_extern(name='vkcl_py_clSetUserEventStatus', error=-6)
@@ -1238,23 +1241,29 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateCommandQueueWithProperties')
     def clCreateCommandQueueWithProperties(a0, a1, a2, a3):
         try:
-            return f_clCreateCommandQueueWithProperties(a0, a1, a2, a3)
-        except CLError:
-            return NULL
+            result = f_clCreateCommandQueueWithProperties(a0, a1, a2)
+            code = 0
+        except CLError as e:
+            result, code = NULL, e.code
         except BaseException:
-            unexpected('clCreateCommandQueueWithProperties')
-            return NULL
+            result, code = NULL, unexpected('clCreateCommandQueueWithProperties')
+        if a3 != NULL:
+            a3[0] = code
+        return result
 
     f_clCreatePipe = impl('clCreatePipe')
     @ffi.def_extern(name='vkcl_py_clCreatePipe')
     def clCreatePipe(a0, a1, a2, a3, a4, a5):
         try:
-            return f_clCreatePipe(a0, a1, a2, a3, a4, a5)
-        except CLError:
-            return NULL
+            result = f_clCreatePipe(a0, a1, a2, a3, a4)
+            code = 0
+        except CLError as e:
+            result, code = NULL, e.code
         except BaseException:
-            unexpected('clCreatePipe')
-            return NULL
+            result, code = NULL, unexpected('clCreatePipe')
+        if a5 != NULL:
+            a5[0] = code
+        return result
 
     f_clGetPipeInfo = impl('clGetPipeInfo')
     @ffi.def_extern(name='vkcl_py_clGetPipeInfo', error=-6)
@@ -1348,12 +1357,15 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateSamplerWithProperties')
     def clCreateSamplerWithProperties(a0, a1, a2):
         try:
-            return f_clCreateSamplerWithProperties(a0, a1, a2)
-        except CLError:
-            return NULL
+            result = f_clCreateSamplerWithProperties(a0, a1)
+            code = 0
+        except CLError as e:
+            result, code = NULL, e.code
         except BaseException:
-            unexpected('clCreateSamplerWithProperties')
-            return NULL
+            result, code = NULL, unexpected('clCreateSamplerWithProperties')
+        if a2 != NULL:
+            a2[0] = code
+        return result
 
     f_clSetKernelArgSVMPointer = impl('clSetKernelArgSVMPointer')
     @ffi.def_extern(name='vkcl_py_clSetKernelArgSVMPointer', error=-6)

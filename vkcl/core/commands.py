@@ -1,0 +1,249 @@
+"""Commands a queue can hold: each records its Vulkan work into a batch when enqueued
+(`record`) and does its host-side follow-up once the batch has completed (`complete`)."""
+from __future__ import annotations
+
+from vkcl._gen import cl
+from vkcl.core.memory import Mapping, MemObject, direct_host_access
+from vkcl.vulkan import commands as vkc
+from vkcl.vulkan.memory import MemoryKind, allocator_for
+
+ffi = vkc.ffi
+
+
+class Command:
+    command_type = 0
+    gpu_work = True
+    is_barrier = False
+    event = None
+    waits: list = []
+    query_pair = None
+
+    def record(self, cb) -> None:
+        pass
+
+    def complete(self) -> None:
+        """Host work after the GPU part completed; drop references held for the GPU."""
+
+    def discard(self) -> None:
+        """Not executed (a wait-list event failed): release what record() would have used."""
+
+
+class Marker(Command):
+    gpu_work = False
+
+    def __init__(self, command_type: int = cl.CL_COMMAND_MARKER):
+        self.command_type = command_type
+
+
+class Barrier(Command):
+    command_type = cl.CL_COMMAND_BARRIER
+    is_barrier = True
+
+    def record(self, cb) -> None:
+        vkc.full_barrier(cb)
+
+
+class _Staged(Command):
+    """A command with a staging allocation freed once it completed."""
+
+    staging = None
+
+    def _stage(self, vkdev, size: int, kind: MemoryKind):
+        self.allocator = allocator_for(vkdev)
+        self.staging = self.allocator.allocate(size, kind)
+        return self.staging
+
+    def _free_staging(self) -> None:
+        if self.staging is not None:
+            self.allocator.free(self.staging)
+            self.staging = None
+
+    def discard(self) -> None:
+        self._free_staging()
+
+
+class WriteBuffer(_Staged):
+    """Host -> buffer regions: the host data is copied to staging now, the GPU copies it in order."""
+
+    command_type = cl.CL_COMMAND_WRITE_BUFFER
+
+    def __init__(self, vkdev, mem: MemObject, regions: list[tuple[int, int, int]], src, command_type=None):
+        """regions: (host byte offset from src, buffer byte offset, size)."""
+        self.command_type = command_type or self.command_type
+        total = sum(n for _, _, n in regions)
+        st = self._stage(vkdev, max(total, 1), MemoryKind.STAGING)
+        src = ffi.cast("char *", src)
+        pos, self.copies = 0, []
+        r = mem.region(vkdev)
+        for h, b, n in regions:
+            ffi.memmove(st.host_ptr + pos, src + h, n)
+            self.copies.append((st.offset + pos, r.offset + b, n))
+            pos += n
+        if not st.coherent:
+            self.allocator.flush(st)
+        self.dst = r.buffer
+
+    def record(self, cb) -> None:
+        if self.copies:
+            vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
+
+    def complete(self) -> None:
+        self._free_staging()
+
+
+class ReadBuffer(_Staged):
+    """Buffer -> host regions: the GPU copies to staging, the host copies out on completion."""
+
+    command_type = cl.CL_COMMAND_READ_BUFFER
+
+    def __init__(self, vkdev, mem: MemObject, regions: list[tuple[int, int, int]], dst, command_type=None):
+        """regions: (host byte offset from dst, buffer byte offset, size)."""
+        self.command_type = command_type or self.command_type
+        total = sum(n for _, _, n in regions)
+        st = self._stage(vkdev, max(total, 1), MemoryKind.READBACK)
+        r = mem.region(vkdev)
+        self.src, self.dst = r.buffer, ffi.cast("char *", dst)
+        pos, self.copies, self.outs = 0, [], []
+        for h, b, n in regions:
+            self.copies.append((r.offset + b, st.offset + pos, n))
+            self.outs.append((h, pos, n))
+            pos += n
+
+    def record(self, cb) -> None:
+        if self.copies:
+            vkc.copy_buffer(cb, self.src, self.staging.buffer, self.copies)
+
+    def complete(self) -> None:
+        st = self.staging
+        if not st.coherent:
+            self.allocator.invalidate(st)
+        for h, pos, n in self.outs:
+            ffi.memmove(self.dst + h, st.host_ptr + pos, n)
+        self._free_staging()
+
+
+class CopyBuffer(Command):
+    command_type = cl.CL_COMMAND_COPY_BUFFER
+
+    def __init__(self, vkdev, src: MemObject, dst: MemObject, regions: list[tuple[int, int, int]],
+                 command_type=None):
+        """regions: (src byte offset, dst byte offset, size)."""
+        self.command_type = command_type or self.command_type
+        s, d = src.region(vkdev), dst.region(vkdev)
+        self.src, self.dst = s.buffer, d.buffer
+        self.copies = [(s.offset + a, d.offset + b, n) for a, b, n in regions if n]
+
+    def record(self, cb) -> None:
+        if self.copies:
+            vkc.copy_buffer(cb, self.src, self.dst, self.copies)
+
+
+class FillBuffer(_Staged):
+    """A pattern of 1-128 bytes: vkCmdFillBuffer for aligned 4-byte patterns, else a staged copy."""
+
+    command_type = cl.CL_COMMAND_FILL_BUFFER
+
+    def __init__(self, vkdev, mem: MemObject, pattern: bytes, offset: int, size: int):
+        r = mem.region(vkdev)
+        self.dst, self.offset, self.size = r.buffer, r.offset + offset, size
+        self.word = None
+        if len(pattern) == 4 and self.offset % 4 == 0 and size % 4 == 0:
+            self.word = int.from_bytes(pattern, "little")
+        elif len(pattern) in (1, 2) and self.offset % 4 == 0 and size % 4 == 0:
+            self.word = int.from_bytes(pattern * (4 // len(pattern)), "little")
+        else:
+            st = self._stage(vkdev, size, MemoryKind.STAGING)
+            data = pattern * (size // len(pattern))
+            ffi.memmove(st.host_ptr, data, size)
+            if not st.coherent:
+                self.allocator.flush(st)
+
+    def record(self, cb) -> None:
+        if self.word is not None:
+            vkc.fill_buffer(cb, self.dst, self.offset, self.size, self.word)
+        else:
+            vkc.copy_buffer(cb, self.staging.buffer, self.dst, [(self.staging.offset, self.offset, self.size)])
+
+    def complete(self) -> None:
+        self._free_staging()
+
+
+class MapBuffer(_Staged):
+    """Map: direct host access where the buffer is host-visible, else a staging copy."""
+
+    command_type = cl.CL_COMMAND_MAP_BUFFER
+
+    def __init__(self, vkdev, mem: MemObject, flags: int, offset: int, size: int):
+        self.mem, self.size = mem, size
+        invalidate = bool(flags & cl.CL_MAP_WRITE_INVALIDATE_REGION)
+        self.copy_back_to_host_ptr = False
+        self.copies = []
+        if direct_host_access(mem, vkdev):
+            r = mem.region(vkdev)
+            ptr = int(ffi.cast("uintptr_t", r.host_ptr)) + offset
+            self.gpu_work = False
+            self.mapping = Mapping(ptr, offset, size, flags, None, True)
+        else:
+            st = self._stage(vkdev, max(size, 1), MemoryKind.READBACK)
+            r = mem.region(vkdev)
+            self.src = r.buffer
+            if not invalidate:
+                self.copies = [(r.offset + offset, st.offset, size)]
+            if mem.flags & cl.CL_MEM_USE_HOST_PTR:  # spec: the pointer is host_ptr + offset
+                ptr = mem.host_ptr + offset
+                self.copy_back_to_host_ptr = not invalidate
+            else:
+                ptr = int(ffi.cast("uintptr_t", st.host_ptr))
+            self.gpu_work = bool(self.copies)
+            self.mapping = Mapping(ptr, offset, size, flags, st, False)
+        mem.add_mapping(self.mapping)
+
+    @property
+    def pointer(self):
+        return ffi.cast("void *", self.mapping.ptr)
+
+    def record(self, cb) -> None:
+        if self.copies:
+            vkc.copy_buffer(cb, self.src, self.staging.buffer, self.copies)
+
+    def complete(self) -> None:
+        st = self.staging
+        if st is not None and self.copies:
+            if not st.coherent:
+                self.allocator.invalidate(st)
+            if self.copy_back_to_host_ptr:
+                ffi.memmove(ffi.cast("char *", self.mapping.ptr), st.host_ptr, self.size)
+        self.staging = None  # owned by the mapping until unmapped
+        self.mem = None
+
+    def discard(self) -> None:
+        self.mem.take_mapping(self.mapping.ptr)
+        self._free_staging()
+
+
+class UnmapBuffer(_Staged):
+    command_type = cl.CL_COMMAND_UNMAP_MEM_OBJECT
+
+    def __init__(self, vkdev, mem: MemObject, mapping: Mapping):
+        self.mapping = mapping
+        self.copies = []
+        self.gpu_work = False
+        if not mapping.direct:
+            self.allocator = allocator_for(vkdev)
+            self.staging = st = mapping.staging
+            if mapping.writes:
+                if mem.flags & cl.CL_MEM_USE_HOST_PTR:
+                    ffi.memmove(st.host_ptr, ffi.cast("char *", mapping.ptr), mapping.size)
+                if not st.coherent:
+                    self.allocator.flush(st)
+                r = mem.region(vkdev)
+                self.dst = r.buffer
+                self.copies = [(st.offset, r.offset + mapping.offset, mapping.size)]
+                self.gpu_work = True
+
+    def record(self, cb) -> None:
+        if self.copies:
+            vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
+
+    def complete(self) -> None:
+        self._free_staging()

@@ -1,0 +1,105 @@
+"""vkcl's own threads: one per VkDevice that retires completed batches, and one that runs
+application callbacks and other deferred work, never while an internal lock is held."""
+from __future__ import annotations
+
+import logging
+import queue as queue_mod
+import threading
+from typing import Callable
+
+from vkcl import log
+
+_log = log.get("queue")
+
+# --- the callback thread -------------------------------------------------------------------
+
+_work: queue_mod.SimpleQueue = queue_mod.SimpleQueue()
+_worker: threading.Thread | None = None
+_worker_lock = threading.Lock()
+
+
+def _run_work() -> None:
+    while True:
+        fn, args = _work.get()
+        try:
+            fn(*args)
+        except Exception:
+            logging.getLogger("vkcl").exception("vkcl: error in a deferred call or application callback")
+
+
+def post(fn: Callable, *args) -> None:
+    """Run fn(*args) soon on the vkcl callback thread."""
+    global _worker
+    if _worker is None:
+        with _worker_lock:
+            if _worker is None:
+                _worker = threading.Thread(target=_run_work, name="vkcl-callbacks", daemon=True)
+                _worker.start()
+    _work.put((fn, args))
+
+
+# --- the completion thread -----------------------------------------------------------------
+
+class Completion:
+    """Waits on every in-flight queue of one VkDevice and retires what completed.
+
+    A host-signalled 'wake' timeline semaphore interrupts the wait when a new batch is
+    submitted, so the thread never polls.
+    """
+
+    def __init__(self, device):
+        from vkcl.vulkan.commands import Timeline
+        self.device = device
+        self.wake = Timeline(device)
+        self.kicks = 0
+        self.lock = threading.Lock()
+        self.queues: set = set()
+        self.thread = threading.Thread(target=self._run, name="vkcl-completion", daemon=True)
+        self.thread.start()
+
+    def watch(self, queue) -> None:
+        """`queue` has batches in flight: make sure they are retired."""
+        with self.lock:
+            self.queues.add(queue)
+            self.kicks += 1
+            kick = self.kicks
+        self.wake.signal(kick)
+
+    def _run(self) -> None:
+        from vkcl.vulkan.commands import wait_any
+        seen = 0
+        while True:
+            with self.lock:
+                queues = list(self.queues)
+            pairs = []
+            for q in queues:
+                pending = q.first_pending_value()
+                if pending is None:
+                    with self.lock:
+                        if q.first_pending_value() is None:
+                            self.queues.discard(q)
+                else:
+                    pairs.append((q.timeline, pending))
+            pairs.append((self.wake, seen + 1))
+            try:
+                wait_any(self.device.handle, pairs, 1_000_000_000)
+                seen = self.wake.value()
+            except Exception:
+                _log.exception("completion wait failed")
+            for q in queues:
+                try:
+                    q.retire()
+                except Exception:
+                    _log.exception("retiring %s failed", q)
+
+
+_completions: dict = {}
+_completions_lock = threading.Lock()
+
+
+def completion_for(device) -> Completion:
+    with _completions_lock:
+        c = _completions.get(id(device))
+        if c is None:
+            c = _completions[id(device)] = Completion(device)
+        return c

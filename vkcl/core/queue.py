@@ -1,0 +1,226 @@
+"""Command queues: commands are recorded into a batch (one VkCommandBuffer) as they are
+enqueued and submitted on flush, on a blocking call, or when the batch grows large.
+
+Each queue signals its own timeline semaphore; batch N completes when it reaches N. A
+command whose wait list names an event that is not yet submitted (a user event, or one
+held back in another queue) is held, with everything after it in the queue, until that
+event is submitted: nothing waits on the GPU for a condition the host has not met.
+"""
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+from vkcl import config, log
+from vkcl._gen import cl
+from vkcl.core.completion import completion_for
+from vkcl.core.event import COMPLETE, SUBMITTED, Event
+from vkcl.core.object import CLObject
+from vkcl.vulkan import commands as vkc
+
+_log = log.get("queue")
+
+
+class Batch:
+    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work")
+
+    def __init__(self, queue, cb):
+        self.queue, self.cb = queue, cb
+        self.value = 0
+        self.commands: list = []
+        self.waits: list = []
+        self.gpu_work = False
+
+
+class CommandQueue(CLObject):
+    def __init__(self, context, device, properties: int, raw_properties: list[int], size: int = 0):
+        super().__init__()
+        self.context = context
+        self.device = device
+        self.vk = context.vk[device]
+        self.properties = properties
+        self.raw_properties = raw_properties
+        self.size = size
+        self.out_of_order = bool(properties & cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE)
+        self.lock = threading.RLock()
+        self.timeline = vkc.Timeline(self.vk)
+        self.pool = vkc.CommandPool(self.vk)
+        self.queries = vkc.QueryPool(self.vk) if self.profiling else None
+        self.clock_offset = (vkc.device_clock_offset(self.vk) or 0) if self.profiling else 0
+        self.completion = completion_for(self.vk)
+        self.batch_limit = max(1, config.get("batch_commands"))
+        self.next_value = 1
+        self.batch: Batch | None = None
+        self.held: deque = deque()
+        self.in_flight: deque = deque()
+        self.last_event: Event | None = None
+        self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
+
+    # --- enqueue -----------------------------------------------------------------------
+
+    def enqueue(self, cmd, waits: list[Event]) -> Event:
+        """Queue `cmd` after `waits` (and, in an in-order queue, after everything before it)."""
+        for e in waits:  # an implicit flush of other queues whose events we need
+            if e.queue is not None and e.queue is not self and e.batch is None and not e.done:
+                e.queue.flush()
+        ev = Event(self.context, self, cmd.command_type)
+        cmd.event, cmd.waits = ev, waits
+        with self.lock:
+            self.last_event = ev
+            if self.held or self._gated(cmd):
+                self.held.append(cmd)
+                for e in waits:
+                    if not e.done:
+                        e.add_waiter(self.release_held)
+            else:
+                self._record(cmd)
+        return ev
+
+    def _gated(self, cmd) -> bool:
+        """A user event not yet complete, or another queue's command not yet submitted."""
+        for e in cmd.waits:
+            if e.done:
+                continue
+            if e.user or (e.queue is not self and e.batch is None):
+                return True
+        return False
+
+    def _record(self, cmd) -> None:
+        ev = cmd.event
+        if any(e.status < 0 for e in cmd.waits):
+            cmd.discard()
+            ev.fail(cl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+            return
+        b = self.batch or self._open()
+        barrier = self.barrier_pending or (not self.out_of_order and cmd.gpu_work and
+                                           (b.gpu_work or bool(self.in_flight)))
+        for e in cmd.waits:
+            if e.done:
+                continue
+            if e.batch is None or e.batch.queue.vk is self.vk:
+                barrier = True  # earlier in this VkQueue's submission order: a barrier orders it
+            else:  # another device: its timeline
+                if b.commands:
+                    self._submit()
+                    b = self._open()
+                b.waits.append((e.batch.queue.timeline, e.batch.value))
+        if barrier and cmd.gpu_work:
+            vkc.full_barrier(b.cb)
+            self.barrier_pending = False
+        pair = None
+        if self.profiling and cmd.gpu_work:
+            pair = self.queries.take()
+            if pair is not None:
+                self.queries.reset(b.cb, pair)
+                self.queries.write(b.cb, pair, False)
+        cmd.record(b.cb)
+        if pair is not None:
+            self.queries.write(b.cb, pair, True)
+        cmd.query_pair = pair
+        b.gpu_work |= cmd.gpu_work
+        b.commands.append(cmd)
+        if cmd.is_barrier:
+            self.barrier_pending = True
+        if len(b.commands) >= self.batch_limit:
+            self._submit()
+
+    def _open(self) -> Batch:
+        self.batch = Batch(self, self.pool.begin())
+        return self.batch
+
+    def _submit(self) -> None:
+        b = self.batch
+        if b is None or not b.commands:
+            return
+        self.batch = None
+        vkc.host_barrier(b.cb)
+        vkc.end(b.cb)
+        b.value = self.next_value
+        self.next_value += 1
+        vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
+        self.in_flight.append(b)
+        for cmd in b.commands:
+            cmd.event.batch = b
+            cmd.event.set_status(SUBMITTED)
+        self.completion.watch(self)
+
+    # --- flushing and waiting ------------------------------------------------------------
+
+    def flush(self) -> None:
+        with self.lock:
+            self._submit()
+
+    def flush_for(self, event: Event) -> bool:
+        """Submit the batch holding `event`; False when it is held back by a gate."""
+        with self.lock:
+            if event.batch is not None:
+                return True
+            if self.batch is not None and any(c.event is event for c in self.batch.commands):
+                self._submit()
+                return True
+            return False
+
+    def release_held(self) -> None:
+        """A gate may have opened: record held commands until the next gated one."""
+        with self.lock:
+            while self.held and not self._gated(self.held[0]):
+                self._record(self.held.popleft())
+            self._submit()
+
+    def first_pending_value(self) -> int | None:
+        b = self.in_flight[0] if self.in_flight else None
+        return b.value if b is not None else None
+
+    def wait_batch(self, batch: Batch) -> None:
+        self.timeline.wait(batch.value)
+        self.retire()
+
+    def retire(self) -> None:
+        """Finish every batch the GPU has completed: host follow-ups, then event status."""
+        with self.lock:
+            if not self.in_flight:
+                return
+            done = self.timeline.value()
+            while self.in_flight and self.in_flight[0].value <= done:
+                self._finish(self.in_flight.popleft())
+
+    def _finish(self, b: Batch) -> None:
+        for cmd in b.commands:
+            ev = cmd.event
+            try:
+                cmd.complete()
+                status = COMPLETE
+            except Exception:
+                _log.exception("host side of %s failed", type(cmd).__name__)
+                status = cl.CL_OUT_OF_RESOURCES
+            if cmd.query_pair is not None:
+                start, end = self.queries.read_ns(cmd.query_pair)
+                self.queries.give_back(cmd.query_pair)
+                ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
+            ev.set_status(status)
+        self.pool.recycle(b.cb)
+
+    def finish(self) -> None:
+        """clFinish: every command enqueued so far has completed."""
+        while True:
+            self.flush()
+            ev = self.last_event
+            if ev is None:
+                return
+            ev.wait()
+            with self.lock:
+                if not self.held and not self.in_flight and (self.batch is None or not self.batch.commands):
+                    return
+                if self.in_flight:
+                    last = self.in_flight[-1]
+            if self.in_flight:
+                self.wait_batch(last)
+
+    def idle(self) -> bool:
+        """Nothing is pending: host work may touch memory directly, in order."""
+        return not self.held and not self.in_flight and (self.batch is None or not self.batch.commands)
+
+    def _last_release(self) -> None:
+        # clReleaseCommandQueue performs an implicit flush; pending work still completes.
+        self.flush()

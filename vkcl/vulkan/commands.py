@@ -1,0 +1,241 @@
+"""Command recording and submission with raw `vk.lib` calls (these run on every enqueue).
+
+Timeline semaphores track completion; command buffers come from a per-queue pool and are
+recycled once their batch completes.
+"""
+from __future__ import annotations
+
+import time
+
+import vulkan as vk
+
+from vkcl.vulkan.check import VulkanError, check
+
+ffi = vk.ffi
+lib = vk.lib
+
+WHOLE_SIZE = 0xFFFFFFFFFFFFFFFF
+U64_MAX = 0xFFFFFFFFFFFFFFFF
+ALL_COMMANDS = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
+MEMORY_RW = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
+# Absent from the `vulkan` package (its constant is None): VK_EXT_calibrated_timestamps.
+STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO = 1000184000
+TIME_DOMAIN_DEVICE = 0
+TIME_DOMAIN_CLOCK_MONOTONIC = 1
+
+
+class Timeline:
+    """A timeline semaphore: the GPU signals increasing values; the host waits on them."""
+
+    def __init__(self, device, initial: int = 0):
+        self.device = device.handle
+        type_info = ffi.new("VkSemaphoreTypeCreateInfo *", {
+            "sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+            "semaphoreType": vk.VK_SEMAPHORE_TYPE_TIMELINE, "initialValue": initial})
+        info = ffi.new("VkSemaphoreCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                                   "pNext": type_info})
+        out = ffi.new("VkSemaphore *")
+        check("vkCreateSemaphore", lib.vkCreateSemaphore(self.device, info, ffi.NULL, out))
+        self.handle = out[0]
+        self._value = ffi.new("uint64_t *")
+
+    def value(self) -> int:
+        check("vkGetSemaphoreCounterValue", lib.vkGetSemaphoreCounterValue(self.device, self.handle, self._value))
+        return self._value[0]
+
+    def wait(self, value: int, timeout_ns: int = U64_MAX) -> bool:
+        """True once the semaphore reached `value`; False on timeout. The GIL is released."""
+        return wait_any(self.device, [(self, value)], timeout_ns)
+
+    def signal(self, value: int) -> None:
+        info = ffi.new("VkSemaphoreSignalInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                                   "semaphore": self.handle, "value": value})
+        check("vkSignalSemaphore", lib.vkSignalSemaphore(self.device, info))
+
+    def destroy(self) -> None:
+        if self.handle is not None:
+            lib.vkDestroySemaphore(self.device, self.handle, ffi.NULL)
+            self.handle = None
+
+
+def wait_any(device_handle, pairs, timeout_ns: int, any_: bool = True) -> bool:
+    """Wait until any (or all) of [(Timeline, value)] is reached. False on timeout."""
+    n = len(pairs)
+    sems = ffi.new("VkSemaphore[]", [t.handle for t, _ in pairs])
+    values = ffi.new("uint64_t[]", [v for _, v in pairs])
+    info = ffi.new("VkSemaphoreWaitInfo *", {
+        "sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, "flags": vk.VK_SEMAPHORE_WAIT_ANY_BIT if any_ else 0,
+        "semaphoreCount": n, "pSemaphores": sems, "pValues": values})
+    result = lib.vkWaitSemaphores(device_handle, info, timeout_ns)
+    if result == vk.VK_TIMEOUT:
+        return False
+    check("vkWaitSemaphores", result)
+    return True
+
+
+class CommandPool:
+    """Command buffers for one queue; not thread-safe (the queue's lock guards it)."""
+
+    def __init__(self, device):
+        self.device = device.handle
+        info = ffi.new("VkCommandPoolCreateInfo *", {
+            "sType": vk.VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+            "flags": vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "queueFamilyIndex": device.family})
+        out = ffi.new("VkCommandPool *")
+        check("vkCreateCommandPool", lib.vkCreateCommandPool(self.device, info, ffi.NULL, out))
+        self.handle = out[0]
+        self._free: list = []
+        self._begin = ffi.new("VkCommandBufferBeginInfo *", {
+            "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+            "flags": vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT})
+
+    def begin(self):
+        """A command buffer in the recording state."""
+        if self._free:
+            cb = self._free.pop()
+            check("vkResetCommandBuffer", lib.vkResetCommandBuffer(cb, 0))
+        else:
+            info = ffi.new("VkCommandBufferAllocateInfo *", {
+                "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, "commandPool": self.handle,
+                "level": vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, "commandBufferCount": 1})
+            out = ffi.new("VkCommandBuffer *")
+            check("vkAllocateCommandBuffers", lib.vkAllocateCommandBuffers(self.device, info, out))
+            cb = out[0]
+        check("vkBeginCommandBuffer", lib.vkBeginCommandBuffer(cb, self._begin))
+        return cb
+
+    def recycle(self, cb) -> None:
+        self._free.append(cb)
+
+    def destroy(self) -> None:
+        if self.handle is not None:
+            lib.vkDestroyCommandPool(self.device, self.handle, ffi.NULL)
+            self.handle = None
+            self._free.clear()
+
+
+_barrier = ffi.new("VkMemoryBarrier *", {"sType": vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                        "srcAccessMask": MEMORY_RW, "dstAccessMask": MEMORY_RW})
+_host_barrier = ffi.new("VkMemoryBarrier *", {"sType": vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                             "srcAccessMask": MEMORY_RW,
+                                             "dstAccessMask": vk.VK_ACCESS_HOST_READ_BIT | vk.VK_ACCESS_HOST_WRITE_BIT})
+
+
+def full_barrier(cb) -> None:
+    """Every earlier command's memory effects are visible to every later one."""
+    lib.vkCmdPipelineBarrier(cb, ALL_COMMANDS, ALL_COMMANDS, 0, 1, _barrier, 0, ffi.NULL, 0, ffi.NULL)
+
+
+def host_barrier(cb) -> None:
+    """Device writes are visible to host reads once the batch's semaphore is signalled."""
+    lib.vkCmdPipelineBarrier(cb, ALL_COMMANDS, vk.VK_PIPELINE_STAGE_HOST_BIT, 0, 1, _host_barrier, 0, ffi.NULL,
+                             0, ffi.NULL)
+
+
+def copy_buffer(cb, src, dst, regions: list[tuple[int, int, int]]) -> None:
+    """regions: (src_offset, dst_offset, size)."""
+    arr = ffi.new("VkBufferCopy[]", len(regions))
+    for i, (s, d, n) in enumerate(regions):
+        r = arr[i]
+        r.srcOffset, r.dstOffset, r.size = s, d, n
+    lib.vkCmdCopyBuffer(cb, src, dst, len(regions), arr)
+
+
+def fill_buffer(cb, buf, offset: int, size: int, word: int) -> None:
+    lib.vkCmdFillBuffer(cb, buf, offset, size, word)
+
+
+def end(cb) -> None:
+    check("vkEndCommandBuffer", lib.vkEndCommandBuffer(cb))
+
+
+def submit(device, cbs: list, waits: list, signal: Timeline, value: int) -> None:
+    """vkQueueSubmit of command buffers that waits on [(Timeline, value)] and signals `value`."""
+    n_wait = len(waits)
+    cb_arr = ffi.new("VkCommandBuffer[]", cbs)
+    sig_sem = ffi.new("VkSemaphore[1]", [signal.handle])
+    sig_val = ffi.new("uint64_t[1]", [value])
+    wait_sem = ffi.new("VkSemaphore[]", [t.handle for t, _ in waits]) if n_wait else ffi.NULL
+    wait_val = ffi.new("uint64_t[]", [v for _, v in waits]) if n_wait else ffi.NULL
+    stages = ffi.new("VkPipelineStageFlags[]", [ALL_COMMANDS] * n_wait) if n_wait else ffi.NULL
+    tl = ffi.new("VkTimelineSemaphoreSubmitInfo *", {
+        "sType": vk.VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        "waitSemaphoreValueCount": n_wait, "pWaitSemaphoreValues": wait_val,
+        "signalSemaphoreValueCount": 1, "pSignalSemaphoreValues": sig_val})
+    info = ffi.new("VkSubmitInfo *", {
+        "sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO, "pNext": tl,
+        "waitSemaphoreCount": n_wait, "pWaitSemaphores": wait_sem, "pWaitDstStageMask": stages,
+        "commandBufferCount": len(cbs), "pCommandBuffers": cb_arr,
+        "signalSemaphoreCount": 1, "pSignalSemaphores": sig_sem})
+    with device.queue_lock:
+        result = lib.vkQueueSubmit(device.queue, 1, info, ffi.NULL)
+    check("vkQueueSubmit", result)
+
+
+class QueryPool:
+    """Timestamp queries for a profiling queue: pairs (start, end) handed out and returned."""
+
+    def __init__(self, device, pairs: int = 1024):
+        self.device = device.handle
+        self.period_ns = device.physical.limits["timestampPeriod"]
+        info = ffi.new("VkQueryPoolCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                                   "queryType": vk.VK_QUERY_TYPE_TIMESTAMP, "queryCount": 2 * pairs})
+        out = ffi.new("VkQueryPool *")
+        check("vkCreateQueryPool", lib.vkCreateQueryPool(self.device, info, ffi.NULL, out))
+        self.handle = out[0]
+        self._free = list(range(pairs - 1, -1, -1))
+        self._result = ffi.new("uint64_t[2]")
+
+    def take(self) -> int | None:
+        return self._free.pop() if self._free else None
+
+    def give_back(self, pair: int) -> None:
+        self._free.append(pair)
+
+    def reset(self, cb, pair: int) -> None:
+        lib.vkCmdResetQueryPool(cb, self.handle, 2 * pair, 2)
+
+    def write(self, cb, pair: int, end_: bool) -> None:
+        stage = vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT if end_ else vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
+        lib.vkCmdWriteTimestamp(cb, stage, self.handle, 2 * pair + int(end_))
+
+    def read_ns(self, pair: int) -> tuple[int, int]:
+        """(start, end) in device nanoseconds."""
+        result = lib.vkGetQueryPoolResults(self.device, self.handle, 2 * pair, 2, 16, self._result, 8,
+                                           vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+        check("vkGetQueryPoolResults", result)
+        return int(self._result[0] * self.period_ns), int(self._result[1] * self.period_ns)
+
+    def destroy(self) -> None:
+        if self.handle is not None:
+            lib.vkDestroyQueryPool(self.device, self.handle, ffi.NULL)
+            self.handle = None
+
+
+def device_clock_offset(device) -> int | None:
+    """host CLOCK_MONOTONIC ns minus device timestamp ns, by VK_EXT/KHR_calibrated_timestamps."""
+    for ext, fn in (("VK_KHR_calibrated_timestamps", "vkGetCalibratedTimestampsKHR"),
+                    ("VK_EXT_calibrated_timestamps", "vkGetCalibratedTimestampsEXT")):
+        if not device.has_extension(ext):
+            continue
+        addr = lib.vkGetDeviceProcAddr(device.handle, fn.encode())
+        if addr == ffi.NULL:
+            continue
+        get = ffi.cast("PFN_vkGetCalibratedTimestampsEXT", addr)
+        infos = ffi.new("VkCalibratedTimestampInfoEXT[2]")
+        for i, domain in enumerate((TIME_DOMAIN_DEVICE, TIME_DOMAIN_CLOCK_MONOTONIC)):
+            infos[i].sType = STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO
+            infos[i].timeDomain = domain
+        stamps = ffi.new("uint64_t[2]")
+        deviation = ffi.new("uint64_t *")
+        try:
+            check(fn, get(device.handle, 2, infos, stamps, deviation))
+        except VulkanError:
+            return None
+        period = device.physical.limits["timestampPeriod"]
+        return int(stamps[1]) - int(stamps[0] * period)
+    return None
+
+
+def monotonic_ns() -> int:
+    return time.monotonic_ns()
