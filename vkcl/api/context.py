@@ -98,9 +98,7 @@ def retain_context(context):
 
 
 def release_context(context):
-    ctx = resolve(context)
-    if ctx.release():
-        handles.drop(ctx)
+    handles.release(resolve(context))
 
 
 def get_context_info(context, param_name, size, value, size_ret):

@@ -85,9 +85,7 @@ def retain_event(event):
 
 
 def release_event(event):
-    ev = resolve(event)
-    if ev.release():
-        handles.drop(ev)
+    handles.release(resolve(event))
 
 
 def create_user_event(context):
@@ -118,8 +116,7 @@ def set_event_callback(event, command_exec_callback_type, pfn_notify, user_data)
         try:
             pfn_notify(handle, status, user_data)
         finally:
-            if ev.release():
-                handles.drop(ev)
+            handles.release(ev)
 
     ev.add_callback(command_exec_callback_type, callback)
 
@@ -135,21 +132,21 @@ def _enqueue_sync(command_queue, num, events, event, cmd):
 
 
 def enqueue_marker_with_wait_list(command_queue, num_events, event_wait_list, event):
-    _enqueue_sync(command_queue, num_events, event_wait_list, event, Marker())
+    _enqueue_sync(command_queue, num_events, event_wait_list, event, Marker(after_all=not num_events))
 
 
 def enqueue_barrier_with_wait_list(command_queue, num_events, event_wait_list, event):
-    _enqueue_sync(command_queue, num_events, event_wait_list, event, Barrier())
+    _enqueue_sync(command_queue, num_events, event_wait_list, event, Barrier(after_all=not num_events))
 
 
 def enqueue_marker(command_queue, event):
     if event == handles.NULL:
         raise CLError(cl.CL_INVALID_VALUE)
-    _enqueue_sync(command_queue, 0, handles.NULL, event, Marker())
+    _enqueue_sync(command_queue, 0, handles.NULL, event, Marker(after_all=True))
 
 
 def enqueue_barrier(command_queue):
-    _enqueue_sync(command_queue, 0, handles.NULL, handles.NULL, Barrier())
+    _enqueue_sync(command_queue, 0, handles.NULL, handles.NULL, Barrier(after_all=True))
 
 
 def enqueue_wait_for_events(command_queue, num_events, event_list):

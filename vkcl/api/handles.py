@@ -37,6 +37,12 @@ def drop(obj) -> None:
         _lib.vkcl_handle_free(h)
 
 
+def release(obj) -> None:
+    """clReleaseXxx: drop one reference, and the handle with the last one."""
+    if obj.release():
+        drop(obj)
+
+
 def get(ptr, cls, code: int):
     """The object of type cls behind ptr, or CLError(code)."""
     obj = _objects.get(ptr)

@@ -115,9 +115,7 @@ def retain_mem_object(memobj):
 
 
 def release_mem_object(memobj):
-    mem = resolve(memobj)
-    if mem.release():
-        handles.drop(mem)
+    handles.release(resolve(memobj))
 
 
 def get_mem_object_info(memobj, param_name, size, value, size_ret):

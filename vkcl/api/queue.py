@@ -70,9 +70,7 @@ def retain_command_queue(command_queue):
 
 
 def release_command_queue(command_queue):
-    q = resolve(command_queue)
-    if q.release():
-        handles.drop(q)
+    handles.release(resolve(command_queue))
 
 
 def get_command_queue_info(command_queue, param_name, size, value, size_ret):

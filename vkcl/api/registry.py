@@ -14,7 +14,7 @@ from vkcl._gen.cl_api import ENTRIES
 from vkcl.api import handles
 from vkcl.errors import CLError, error_name
 
-API_MODULES = ("platform", "device", "context", "memory", "queue", "event", "transfer")
+API_MODULES = ("platform", "device", "context", "memory", "queue", "event", "transfer", "program", "kernel", "ndrange")
 
 # Spec errors for entries that have no implementation yet, where CL_INVALID_OPERATION is not it.
 NOT_IMPLEMENTED: dict[str, int] = {}

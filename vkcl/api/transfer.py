@@ -46,8 +46,11 @@ def _direct(q, mem, waits, blocking: bool) -> bool:
     return blocking and not waits and q.idle() and direct_host_access(mem, q.vk)
 
 
-def _completed(q, command_type: int, event) -> None:
+def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
+    """The transfer done by the host at once; its event (made first, so that profiling times
+    cover the copy) is complete."""
     ev = Event(q.context, q, command_type)
+    handles.ffi.memmove(dst, src, size)
     ev.set_status(COMPLETE)
     give_event(ev, event)
 
@@ -61,8 +64,7 @@ def enqueue_read_buffer(command_queue, buffer, blocking_read, offset, size, ptr,
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, True)
     if _direct(q, mem, waits, blocking_read):
-        handles.ffi.memmove(ptr, mem.region(q.vk).host_ptr + offset, size)
-        return _completed(q, cl.CL_COMMAND_READ_BUFFER, event)
+        return _host_copy(q, cl.CL_COMMAND_READ_BUFFER, ptr, mem.region(q.vk).host_ptr + offset, size, event)
     _submit(q, cmds.ReadBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_read, event)
 
 
@@ -76,8 +78,7 @@ def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, pt
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, False)
     if _direct(q, mem, waits, blocking_write):
-        handles.ffi.memmove(mem.region(q.vk).host_ptr + offset, ptr, size)
-        return _completed(q, cl.CL_COMMAND_WRITE_BUFFER, event)
+        return _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
     _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
 
 
@@ -205,19 +206,32 @@ def enqueue_copy_buffer_rect(command_queue, src_buffer, dst_buffer, src_origin, 
     if src.root is dst.root:
         if (srow, sslice) != (drow, dslice) and src is dst:
             raise CLError(cl.CL_INVALID_VALUE, "same buffer: pitches must match")
-        if _rect_overlap(src.origin, so, do, dst.origin, rg, srow, sslice):
+        if _rect_overlap(src.origin, so, srow, sslice, dst.origin, do, drow, dslice, rg):
             raise CLError(cl.CL_MEM_COPY_OVERLAP)
     rows = rect_rows(so, srow, sslice, do, drow, dslice, rg)
     _submit(q, cmds.CopyBuffer(q.vk, src, dst, rows, cl.CL_COMMAND_COPY_BUFFER_RECT), waits, False, event)
 
 
-def _rect_overlap(src_base, so, do, dst_base, rg, row, slice_) -> bool:
-    """Do two same-pitch rectangles of one buffer share a byte? (CL_MEM_COPY_OVERLAP)"""
-    a = [(src_base + o, n) for o, _, n in rect_rows(so, row, slice_, so, row, slice_, rg)]
-    b = [(dst_base + o, n) for o, _, n in rect_rows(do, row, slice_, do, row, slice_, rg)]
+def _rect_overlap(src_base, so, srow, sslice, dst_base, do, drow, dslice, rg) -> bool:
+    """Do two rectangles of one buffer share a byte? (CL_MEM_COPY_OVERLAP)
+
+    Each rectangle has its own pitches: two sub-buffers of one buffer may be copied between
+    with different ones. Rows are in increasing address order (a slice pitch holds all of a
+    slice's rows), so one merge-like sweep over both row lists answers in linear time."""
+    a = [(src_base + o, n) for o, _, n in rect_rows(so, srow, sslice, so, srow, sslice, rg)]
+    b = [(dst_base + o, n) for o, _, n in rect_rows(do, drow, dslice, do, drow, dslice, rg)]
     if a[0][0] >= b[-1][0] + b[-1][1] or b[0][0] >= a[-1][0] + a[-1][1]:
         return False
-    return any(x < y + m and y < x + n for x, n in a for y, m in b)
+    i = j = 0
+    while i < len(a) and j < len(b):
+        (x, n), (y, m) = a[i], b[j]
+        if x < y + m and y < x + n:
+            return True
+        if x + n <= y + m:
+            i += 1
+        else:
+            j += 1
+    return False
 
 
 # --- map, unmap, migrate ----------------------------------------------------------------------

@@ -17,6 +17,14 @@ class Command:
     event = None
     waits: list = []
     query_pair = None
+    # The memory objects the command uses. The Vulkan work names only their VkBuffer and
+    # offsets, so this reference is what keeps a buffer released by the application (and its
+    # memory range, which would otherwise be reused) alive until the command has completed;
+    # the queue drops its commands then, and the destructor callbacks follow.
+    mems: tuple = ()
+    # Waits for every command enqueued before it (a marker or barrier without a wait list):
+    # in an out-of-order queue it is held while any earlier command is.
+    after_all = False
 
     def record(self, cb) -> None:
         pass
@@ -31,13 +39,17 @@ class Command:
 class Marker(Command):
     gpu_work = False
 
-    def __init__(self, command_type: int = cl.CL_COMMAND_MARKER):
+    def __init__(self, command_type: int = cl.CL_COMMAND_MARKER, after_all: bool = False):
         self.command_type = command_type
+        self.after_all = after_all
 
 
 class Barrier(Command):
     command_type = cl.CL_COMMAND_BARRIER
     is_barrier = True
+
+    def __init__(self, after_all: bool = False):
+        self.after_all = after_all
 
     def record(self, cb) -> None:
         vkc.full_barrier(cb)
@@ -70,6 +82,7 @@ class WriteBuffer(_Staged):
     def __init__(self, vkdev, mem: MemObject, regions: list[tuple[int, int, int]], src, command_type=None):
         """regions: (host byte offset from src, buffer byte offset, size)."""
         self.command_type = command_type or self.command_type
+        self.mems = (mem,)
         total = sum(n for _, _, n in regions)
         st = self._stage(vkdev, max(total, 1), MemoryKind.STAGING)
         src = ffi.cast("char *", src)
@@ -99,6 +112,7 @@ class ReadBuffer(_Staged):
     def __init__(self, vkdev, mem: MemObject, regions: list[tuple[int, int, int]], dst, command_type=None):
         """regions: (host byte offset from dst, buffer byte offset, size)."""
         self.command_type = command_type or self.command_type
+        self.mems = (mem,)
         total = sum(n for _, _, n in regions)
         st = self._stage(vkdev, max(total, 1), MemoryKind.READBACK)
         r = mem.region(vkdev)
@@ -129,6 +143,7 @@ class CopyBuffer(Command):
                  command_type=None):
         """regions: (src byte offset, dst byte offset, size)."""
         self.command_type = command_type or self.command_type
+        self.mems = (src, dst)
         s, d = src.region(vkdev), dst.region(vkdev)
         self.src, self.dst = s.buffer, d.buffer
         self.copies = [(s.offset + a, d.offset + b, n) for a, b, n in regions if n]
@@ -144,6 +159,7 @@ class FillBuffer(_Staged):
     command_type = cl.CL_COMMAND_FILL_BUFFER
 
     def __init__(self, vkdev, mem: MemObject, pattern: bytes, offset: int, size: int):
+        self.mems = (mem,)
         r = mem.region(vkdev)
         self.dst, self.offset, self.size = r.buffer, r.offset + offset, size
         self.word = None
@@ -175,6 +191,7 @@ class MapBuffer(_Staged):
 
     def __init__(self, vkdev, mem: MemObject, flags: int, offset: int, size: int):
         self.mem, self.size = mem, size
+        self.mems = (mem,)
         invalidate = bool(flags & cl.CL_MAP_WRITE_INVALIDATE_REGION)
         self.copy_back_to_host_ptr = False
         self.copies = []
@@ -226,6 +243,7 @@ class UnmapBuffer(_Staged):
 
     def __init__(self, vkdev, mem: MemObject, mapping: Mapping):
         self.mapping = mapping
+        self.mems = (mem,)
         self.copies = []
         self.gpu_work = False
         if not mapping.direct:

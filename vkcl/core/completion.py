@@ -93,13 +93,6 @@ class Completion:
                     _log.exception("retiring %s failed", q)
 
 
-_completions: dict = {}
-_completions_lock = threading.Lock()
-
-
 def completion_for(device) -> Completion:
-    with _completions_lock:
-        c = _completions.get(id(device))
-        if c is None:
-            c = _completions[id(device)] = Completion(device)
-        return c
+    from vkcl.vulkan.device import per_device
+    return per_device("completion", device, Completion)

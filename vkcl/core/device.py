@@ -37,7 +37,6 @@ class Device(CLObject):
         self.vendor = VENDORS.get(pd.vendor_id, f"Vulkan vendor {pd.vendor_id:#x}")
         vk_major, vk_minor, vk_patch = version_tuple(pd.api_version)
         self.version = f"OpenCL 3.0 vkcl {__version__} (Vulkan {vk_major}.{vk_minor}.{vk_patch}, {pd.driver_info or pd.driver_name})"
-        self.driver_version = __version__
         self.type = cl.CL_DEVICE_TYPE_CPU if pd.device_type == vk.VK_PHYSICAL_DEVICE_TYPE_CPU else (
             cl.CL_DEVICE_TYPE_GPU if pd.device_type in (vk.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
                                                          vk.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
@@ -80,6 +79,13 @@ class Device(CLObject):
         return sorted((e, versions.get(e, KHR)) for e in exts)
 
     # --- derived values the info table reads -------------------------------------------------
+
+    @cached_property
+    def driver_version(self) -> str:
+        """vkcl's version and its compiler's: applications key their binary caches on it."""
+        import hashlib
+        from vkcl.compiler import compiler_version
+        return f"{__version__} (compiler {hashlib.sha256(compiler_version().encode()).hexdigest()[:8]})"
 
     @property
     def single_fp_config(self) -> int:
@@ -147,6 +153,21 @@ class Device(CLObject):
     def pci_bus_info(self) -> bytes:
         import struct
         return struct.pack("<4I", *(self.physical.pci_bus or (0, 0, 0, 0)))
+
+    @cached_property
+    def compiler_caps(self):
+        """What clspv may use on this device (vkcl.compiler.DeviceCaps)."""
+        from vkcl.compiler import DeviceCaps
+        pd, f = self.physical, self.physical.features
+        return DeviceCaps(
+            fp16=self.has_fp16, fp64=self.has_fp64, int8=self.has_int8, int16=f["shaderInt16"],
+            int64=self.has_int64, max_push_constant_size=self.max_push_constants,
+            spirv_version="1.6" if pd.api_version >= vk.VK_MAKE_VERSION(1, 3, 0) else "1.5",
+            non_semantic_info="VK_KHR_shader_non_semantic_info" in pd.extensions,
+            max_workgroup_size=self.max_work_group_size, printf_buffer_size=PRINTF_BUFFER_SIZE,
+            images=False, ubo_std430=f["uniformBufferStandardLayout"],
+            features=tuple(name for name, _ in self.opencl_c_features),
+        )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
     def retain(self) -> None:

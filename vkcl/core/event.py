@@ -47,17 +47,17 @@ class Event(CLObject):
                 now = when if when is not None else time.monotonic_ns()
                 self.times[_PROFILE_INDEX[status]] = now
                 if status == COMPLETE:
-                    self.times[3] = self.times[3] or now
-                    self.times[2] = self.times[2] or self.times[3]
-            due = [(s, fn) for s, fn in self._callbacks if status <= s]
+                    _complete_times(self.times, now)
+            # In status order (SUBMITTED, RUNNING, COMPLETE) when one change passes several.
+            due = sorted(((s, fn) for s, fn in self._callbacks if status <= s), key=lambda c: -c[0])
             self._callbacks = [(s, fn) for s, fn in self._callbacks if status > s]
             waiters = list(self._waiters)
             if status <= COMPLETE:
                 self._waiters = []
                 self.cond.notify_all()
         # Never run application code or other queues' work while holding a lock.
-        for _, fn in due:
-            completion.post(fn, status)
+        for trigger, fn in due:
+            completion.post(fn, _reported(trigger, status))
         for fn in waiters:
             completion.post(fn)
 
@@ -70,7 +70,7 @@ class Event(CLObject):
                 self._callbacks.append((trigger, fn))
                 return
             status = self.status
-        completion.post(fn, status)
+        completion.post(fn, _reported(trigger, status))
 
     def add_waiter(self, fn: Callable[[], None]) -> None:
         """fn runs (on the vkcl thread) at each status change, until complete or failed."""
@@ -95,6 +95,24 @@ class Event(CLObject):
                 with self.cond:
                     if self.status > COMPLETE and self.batch is None:
                         self.cond.wait(0.05)
+
+
+def _reported(trigger: int, status: int) -> int:
+    """What a callback is told (spec, clSetEventCallback): the status it was registered for,
+    even when the event went past it in one step, or the error that ended the command."""
+    return status if status < 0 else trigger
+
+
+def _complete_times(t: list[int], now: int) -> None:
+    """Fill the profiling times a command skipped and keep them ordered (the spec promises
+    QUEUED <= SUBMIT <= START <= END <= COMPLETE): a command done by the host at once was
+    never submitted, one without GPU work has no timestamps, and GPU timestamps converted to
+    the host clock may be off it by the calibration's error."""
+    t[1] = max(t[1] or t[0], t[0])
+    t[3] = t[3] or now
+    t[2] = max(t[2] or t[3], t[1])
+    t[3] = max(t[3], t[2])
+    t[4] = max(t[4], t[3])
 
 
 class UserEvent(Event):

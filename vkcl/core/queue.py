@@ -9,6 +9,7 @@ event is submitted: nothing waits on the GPU for a condition the host has not me
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 
 from vkcl import config, log
@@ -68,7 +69,7 @@ class CommandQueue(CLObject):
         cmd.event, cmd.waits = ev, waits
         with self.lock:
             self.last_event = ev
-            if self.held or self._gated(cmd):
+            if self._must_hold(cmd, self.held):
                 self.held.append(cmd)
                 for e in waits:
                     if not e.done:
@@ -76,6 +77,21 @@ class CommandQueue(CLObject):
             else:
                 self._record(cmd)
         return ev
+
+    def _must_hold(self, cmd, held) -> bool:
+        """Whether `cmd` waits among the held commands (`held`, earlier in the queue).
+
+        In an in-order queue everything after a held command waits with it. In an
+        out-of-order queue only what must follow it does: a marker or barrier without a wait
+        list, and anything after a held barrier. Holding more would deadlock an application
+        that waits for an independent later command before it sets a user event."""
+        if self._gated(cmd):
+            return True
+        if not held:
+            return False
+        if not self.out_of_order or cmd.after_all:
+            return True
+        return any(h.is_barrier for h in held)
 
     def _gated(self, cmd) -> bool:
         """A user event not yet complete, or another queue's command not yet submitted."""
@@ -138,11 +154,13 @@ class CommandQueue(CLObject):
         vkc.end(b.cb)
         b.value = self.next_value
         self.next_value += 1
+        # The submit time is taken first: the device may start the batch before submit returns.
+        submitted = time.monotonic_ns() if self.profiling else None
         vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
         self.in_flight.append(b)
         for cmd in b.commands:
             cmd.event.batch = b
-            cmd.event.set_status(SUBMITTED)
+            cmd.event.set_status(SUBMITTED, submitted)
         self.completion.watch(self)
 
     # --- flushing and waiting ------------------------------------------------------------
@@ -162,10 +180,19 @@ class CommandQueue(CLObject):
             return False
 
     def release_held(self) -> None:
-        """A gate may have opened: record held commands until the next gated one."""
+        """A gate may have opened: record the held commands that no longer need to wait."""
         with self.lock:
-            while self.held and not self._gated(self.held[0]):
-                self._record(self.held.popleft())
+            if self.out_of_order:
+                still: deque = deque()
+                for cmd in self.held:
+                    if self._must_hold(cmd, still):
+                        still.append(cmd)
+                    else:
+                        self._record(cmd)
+                self.held = still
+            else:
+                while self.held and not self._gated(self.held[0]):
+                    self._record(self.held.popleft())
             self._submit()
 
     def first_pending_value(self) -> int | None:
@@ -200,22 +227,25 @@ class CommandQueue(CLObject):
                 ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
             ev.set_status(status)
         self.pool.recycle(b.cb)
+        # Events keep their batch (for its queue and timeline value); the commands, and the
+        # memory objects they hold, go now (and the command -> event -> batch cycle with them).
+        b.commands = []
 
     def finish(self) -> None:
         """clFinish: every command enqueued so far has completed."""
         while True:
-            self.flush()
-            ev = self.last_event
-            if ev is None:
-                return
-            ev.wait()
             with self.lock:
-                if not self.held and not self.in_flight and (self.batch is None or not self.batch.commands):
-                    return
-                if self.in_flight:
-                    last = self.in_flight[-1]
-            if self.in_flight:
+                self._submit()
+                # The last held command (in an out-of-order queue, earlier ones may still be
+                # held after it is released: the loop comes back for them), else the last batch.
+                held = self.held[-1].event if self.held else None
+                last = self.in_flight[-1] if self.in_flight else None
+            if held is not None:
+                held.wait()
+            elif last is not None:
                 self.wait_batch(last)
+            else:
+                return
 
     def idle(self) -> bool:
         """Nothing is pending: host work may touch memory directly, in order."""

@@ -77,3 +77,19 @@ def logical_device(pd: PhysicalDevice) -> LogicalDevice:
         if dev is None:
             dev = _devices[pd.index] = LogicalDevice(pd)
         return dev
+
+
+_per_device: dict = {}
+_per_device_lock = threading.Lock()
+
+
+def per_device(kind: str, device: LogicalDevice, make):
+    """One object of `kind` per VkDevice (a pipeline cache, a descriptor allocator, ...)."""
+    key = (kind, id(device))
+    obj = _per_device.get(key)
+    if obj is None:
+        with _per_device_lock:
+            obj = _per_device.get(key)
+            if obj is None:
+                obj = _per_device[key] = make(device)
+    return obj

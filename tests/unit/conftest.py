@@ -1,0 +1,46 @@
+"""Fixtures shared by the compiler tests (tests/unit/test_compiler_*.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+# Corpus kernels that must not build: they have their own tests.
+FAILING_KERNELS = ("syntax_error", "crash_clspv")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiler_cache_dir(tmp_path_factory):
+    """Keep every test's compile cache out of ~/.cache, and stop the compiler worker at the end."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VKCL_CACHE_DIR", str(tmp_path_factory.mktemp("vkcl-cache")))
+        mp.delenv("VKCL_CACHE", raising=False)
+        mp.delenv("VKCL_CLSPV", raising=False)
+        mp.delenv("VKCL_COMPILE_TIMEOUT", raising=False)
+        yield
+    try:
+        from vkcl.compiler import shutdown
+    except ImportError:
+        return
+    shutdown()
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """Every buildable kernel of tests/kernels compiled once per variant:
+    {(name, variant): CompileResult}, variants "physical" (CL1.2, 64-bit physical addressing),
+    "logical" (CL1.2, descriptors) and "cl30" (CL3.0, physical addressing)."""
+    from vkcl import compiler
+    variants = {
+        "physical": ("", compiler.DeviceCaps()),
+        "logical": ("", compiler.DeviceCaps(physical_addressing=False)),
+        "cl30": ("-cl-std=CL3.0", compiler.DeviceCaps()),
+    }
+    results = {}
+    for path in sorted(KERNELS.glob("*.cl")):
+        if path.stem in FAILING_KERNELS:
+            continue
+        for variant, (options, caps) in variants.items():
+            results[(path.stem, variant)] = compiler.compile_source(path.read_text(), options, caps)
+    return results

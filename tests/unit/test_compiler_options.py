@@ -1,0 +1,126 @@
+"""Build/compile/link options (OpenCL 3.0 API 5.8.6, 5.8.7), device caps, and the clspv
+arguments they produce. No compiles here, except one that checks every produced argument
+is known to clspv."""
+from __future__ import annotations
+
+import pytest
+
+from vkcl.compiler import DeviceCaps, InvalidOptionsError, parse_options
+from vkcl.compiler.options import COMPILE_FLAGS, LINK_ONLY_OPTIONS, MATH_LINK_OPTIONS
+
+STANDARD_COMPILE = [
+    "-D FOO", "-DFOO", "-DFOO=1", "-D FOO=1", "-D 'MSG=hello world'", "-DF(x)=x", "-I /tmp", "-I/tmp",
+    "-w", "-Werror", "-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0",
+    "-cl-opt-disable", "-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-finite-math-only",
+    "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros", "-cl-denorms-are-zero",
+    "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-kernel-arg-info",
+    "-cl-uniform-work-group-size", "-cl-no-subgroup-ifp", "-g", "-cl-strict-aliasing",
+]
+STANDARD_LINK = ["-create-library", "-create-library -enable-link-options", *sorted(MATH_LINK_OPTIONS)]
+
+
+@pytest.mark.parametrize("mode", ["build", "compile"])
+@pytest.mark.parametrize("text", STANDARD_COMPILE)
+def test_standard_compile_options_accepted(text, mode):
+    opts = parse_options(text, mode)
+    assert opts.text == text and opts.mode == mode
+
+
+@pytest.mark.parametrize("text", STANDARD_LINK)
+def test_standard_link_options_accepted(text):
+    assert parse_options(text, "link").mode == "link"
+
+
+@pytest.mark.parametrize("text", [
+    "-bogus", "-O2", "-cl-std", "-cl-std=CL4.0", "-cl-std=", "-cl-stdx=CL1.2", "-D", "-I", "-D 1FOO",
+    "-D=3", "-DFOO-BAR", "'unterminated", "-cl-fast-relaxed-math -x", "-x spir", "-spir-std=1.2",
+    "foo.cl", "--help", "-create-library", "-enable-link-options",
+])
+def test_bad_compile_options_rejected(text):
+    with pytest.raises(InvalidOptionsError):
+        parse_options(text, "build")
+
+
+@pytest.mark.parametrize("text", [
+    "-DFOO", "-I/tmp", "-cl-std=CL1.2", "-w", "-Werror", "-cl-mad-enable", "-cl-opt-disable",
+    "-cl-kernel-arg-info", "-g", "-enable-link-options", "-cl-single-precision-constant", "-bogus",
+])
+def test_bad_link_options_rejected(text):
+    with pytest.raises(InvalidOptionsError):
+        parse_options(text, "link")
+
+
+def test_option_sets_are_consistent():
+    assert MATH_LINK_OPTIONS <= COMPILE_FLAGS and not (LINK_ONLY_OPTIONS & COMPILE_FLAGS)
+    with pytest.raises(ValueError):
+        parse_options("", "execute")
+
+
+def test_parsed_fields():
+    opts = parse_options("-D A -DB=2 -D 'C=x y' -I inc -Iother -cl-std=cl3.0 -cl-kernel-arg-info -w", "build")
+    assert opts.defines == (("A", None), ("B", "2"), ("C", "x y"))
+    assert opts.include_dirs == ("inc", "other")
+    assert opts.cl_std == "CL3.0" and opts.language_version == "CL3.0"
+    assert opts.kernel_arg_info and opts.has("-w") and not opts.create_library
+    assert parse_options("").language_version == "CL1.2" and not parse_options(None).kernel_arg_info
+    lib = parse_options("-create-library -enable-link-options -cl-fast-relaxed-math", "link")
+    assert lib.create_library and lib.enable_link_options and lib.has("-cl-fast-relaxed-math")
+    assert parse_options("-cl-mad-enable -w").canonical() == parse_options(" -w  -cl-mad-enable").canonical()
+
+
+def test_clspv_args_physical():
+    args = parse_options("-DFOO=1 -cl-mad-enable -cl-uniform-work-group-size -g -cl-std=CL3.0").clspv_args(DeviceCaps())
+    for expected in ["-cl-std=CL3.0", "-inline-entry-points", "-cl-kernel-arg-info", "-arch=spir64",
+                     "-physical-storage-buffers", "-spv-version=1.5", "-max-pushconstant-size=128",
+                     "-enable-printf", "-printf-buffer-size=1048576", "-long-vector", "-global-offset",
+                     "-module-constants-in-storage-buffer", "-uniform-workgroup-size", "-cl-mad-enable",
+                     "-DFOO=1", "-rewrite-packed-structs"]:
+        assert expected in args
+    assert "-g" not in args and "-fp64=0" not in args and "-x" not in args
+    assert args.count("-cl-kernel-arg-info") == 1
+
+
+def test_clspv_args_device_dependent():
+    caps = DeviceCaps(fp16=False, fp64=False, int8=False, physical_addressing=False, address_bits=32,
+                      max_push_constant_size=256, spirv_version="1.6", printf_buffer_size=4096,
+                      non_uniform_workgroups=False, global_offset_push_constant=True, images=False,
+                      no_8bit_storage=("pushconstant",), rounding_mode_rte=(32, 16), ubo_std430=True,
+                      features=("__opencl_c_images",))
+    args = parse_options("-cl-std=CL3.0 -I inc").clspv_args(caps, input_kind="ir", output_kind="bitcode",
+                                                            extra_include_dirs=("/hdrs",))
+    for expected in ["-x", "ir", "--output-format=bc", "-arch=spir", "-fp16=0", "-fp64=0", "-int8=0",
+                     "-max-pushconstant-size=256", "-spv-version=1.6", "-printf-buffer-size=4096",
+                     "-uniform-workgroup-size", "-global-offset-push-constant", "-images=0",
+                     "-no-8bit-storage=pushconstant", "-rounding-mode-rte=32", "-std430-ubo-layout",
+                     "-enable-feature-macros=__opencl_c_images", "-I/hdrs"]:
+        assert expected in args
+    assert "-physical-storage-buffers" not in args
+    assert any(a.startswith("-I/") and a.endswith("/inc") for a in args)  # made absolute
+    assert args[:2] == ["-x", "ir"]
+
+
+def test_device_caps():
+    caps = DeviceCaps()
+    assert caps.key() == DeviceCaps().key() and caps.key() != DeviceCaps(fp64=False).key()
+    assert DeviceCaps.from_dict(caps.to_dict()) == caps
+    assert hash(caps) == hash(DeviceCaps())
+    for bad in [dict(spirv_version="1.7"), dict(address_bits=16), dict(address_bits=32),
+                dict(no_8bit_storage=("x",)), dict(rounding_mode_rte=(8,))]:
+        with pytest.raises(ValueError):
+            DeviceCaps(**bad)
+    with pytest.raises(ValueError):
+        DeviceCaps.from_dict({"nonsense": 1})
+
+
+def test_every_generated_argument_is_known_to_clspv():
+    """clspv exit()s on an unknown option: compile with everything switched on at once."""
+    from vkcl.compiler import compile_source
+    everything = " ".join(t for t in STANDARD_COMPILE if not t.startswith("-cl-std") and "-Werror" not in t)
+    caps = DeviceCaps(fp16=False, rounding_mode_rte=(16, 32, 64), no_8bit_storage=("ubo",),
+                      no_16bit_storage=("pushconstant",), ubo_std430=True, decorate_nonuniform=True,
+                      global_offset_push_constant=True, native_builtins=("fma",), spirv_version="1.6")
+    result = compile_source("kernel void k(global int *p) { p[0] = FOO; }", everything, caps)
+    assert result.ok, result.log
+    result = compile_source("kernel void k(global int *p) { p[0] = 1; }", "-cl-std=CL3.0",
+                            DeviceCaps(features=("__opencl_c_fp64",), non_uniform_workgroups=False))
+    assert result.ok, result.log

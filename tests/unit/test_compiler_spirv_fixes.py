@@ -1,0 +1,35 @@
+"""The repair of clspv's zero-extended negative pointer offsets (vkcl/compiler/spirv_fixes.py)."""
+import subprocess
+
+import pytest
+
+from vkcl import compiler
+from vkcl.compiler import spirv_fixes
+
+CAPS = compiler.DeviceCaps()
+
+
+def _disassemble(spv: bytes, tmp_path) -> str:
+    path = tmp_path / "k.spv"
+    path.write_bytes(spv)
+    return subprocess.run(["spirv-dis", str(path)], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("body", ["o[a] = in[a - 1];", "o[a] = in[2 * a - 3];",
+                                  "const global float *q = in - 1; o[a] = q[a];"])
+def test_negative_offsets_are_sign_extended(tmp_path, body):
+    src = f"kernel void k(global float *o, global const float *in, int a) {{ {body} }}"
+    result = compiler.compile_source(src, "", CAPS)
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    uses = [l for l in dis.splitlines() if ("OpIAdd %ulong" in l or "OpPtrAccessChain" in l)]
+    assert not any("%ulong_42949672" in l for l in uses), "\n".join(uses)
+    assert any("%ulong_184467440737095516" in l for l in uses), "\n".join(uses)
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+
+
+def test_masks_and_large_values_are_untouched(tmp_path):
+    src = "kernel void k(global ulong *o, ulong a) { o[0] = a & 0xFFFFFFFFUL; o[1] = a + 0x80000000UL; }"
+    result = compiler.compile_source(src, "", CAPS)
+    assert result.ok, result.log
+    assert spirv_fixes.fix_negative_pointer_offsets(result.spirv) == result.spirv

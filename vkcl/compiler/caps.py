@@ -1,0 +1,130 @@
+"""What the compiler needs to know about a device, and the clspv options that follow from it.
+
+The runtime fills a DeviceCaps from the Vulkan device's features and limits. Two devices with
+equal caps get byte-identical SPIR-V, so `key()` is part of every cache key and of every
+program binary.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+SPIRV_VERSIONS = ("1.0", "1.3", "1.4", "1.5", "1.6")
+STORAGE_CLASSES = ("ssbo", "ubo", "pushconstant")
+CAPS_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class DeviceCaps:
+    # Types the device supports (Vulkan shaderFloat16/Float64/Int8/Int16/Int64).
+    fp16: bool = True
+    fp64: bool = True
+    int8: bool = True
+    int16: bool = True
+    int64: bool = True
+    # 64: size_t and pointers are 64-bit (-arch=spir64); 32: -arch=spir.
+    address_bits: int = 64
+    # bufferDeviceAddress: buffer arguments become 64-bit addresses in push constants.
+    physical_addressing: bool = True
+    max_push_constant_size: int = 128
+    max_ubo_size: int = 65536
+    # SPIR-V version of the output: 1.5 for Vulkan 1.2, 1.6 for Vulkan 1.3.
+    spirv_version: str = "1.5"
+    # VK_KHR_shader_non_semantic_info (core in Vulkan 1.3): if False, strip reflection first.
+    non_semantic_info: bool = True
+    max_workgroup_size: int = 1024
+    printf_buffer_size: int = 1 << 20
+    images: bool = True
+    # uniformBufferStandardLayout: UBOs may use std430 layout.
+    ubo_std430: bool = False
+    # The runtime splits NDRanges whose size is not a multiple of the work-group size.
+    non_uniform_workgroups: bool = True
+    # get_global_offset() from push constants (True) or specialization constants (False).
+    global_offset_push_constant: bool = False
+    # Storage classes without 8-/16-bit access ("ssbo", "ubo", "pushconstant").
+    no_8bit_storage: tuple[str, ...] = ()
+    no_16bit_storage: tuple[str, ...] = ()
+    # Float widths (16, 32, 64) with shaderRoundingModeRTE.
+    rounding_mode_rte: tuple[int, ...] = ()
+    # Builtins clspv may map to the native Vulkan instruction (--use-native-builtins).
+    native_builtins: tuple[str, ...] = ()
+    # OpenCL C 3.0 feature macros to define (__opencl_c_...); empty: clspv's own choice.
+    features: tuple[str, ...] = ()
+    decorate_nonuniform: bool = False
+
+    def __post_init__(self) -> None:
+        if self.spirv_version not in SPIRV_VERSIONS:
+            raise ValueError(f"spirv_version must be one of {SPIRV_VERSIONS}, not {self.spirv_version!r}")
+        if self.address_bits not in (32, 64):
+            raise ValueError("address_bits must be 32 or 64")
+        if self.physical_addressing and self.address_bits != 64:
+            raise ValueError("physical addressing needs 64-bit addresses")
+        for name in ("no_8bit_storage", "no_16bit_storage"):
+            bad = set(getattr(self, name)) - set(STORAGE_CLASSES)
+            if bad:
+                raise ValueError(f"{name}: unknown storage classes {sorted(bad)}")
+        if set(self.rounding_mode_rte) - {16, 32, 64}:
+            raise ValueError("rounding_mode_rte takes 16, 32 and 64")
+        if self.max_push_constant_size < 0 or self.printf_buffer_size <= 0:
+            raise ValueError("sizes must be positive")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "DeviceCaps":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"unknown device caps: {sorted(unknown)}")
+        fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return cls(**fixed)
+
+    def key(self) -> str:
+        """A stable text naming these caps: equal caps, equal key, across runs and versions."""
+        return f"caps{CAPS_FORMAT}:" + json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def clspv_args(self) -> list[str]:
+        """The device-dependent clspv options (language and user options are not included)."""
+        args = ["-arch=spir64" if self.address_bits == 64 else "-arch=spir"]
+        if self.physical_addressing:
+            args.append("-physical-storage-buffers")
+        args += [
+            f"-spv-version={self.spirv_version}",
+            f"-max-pushconstant-size={self.max_push_constant_size}",
+            f"-max-ubo-size={self.max_ubo_size}",
+            "-enable-printf",
+            f"-printf-buffer-size={self.printf_buffer_size}",
+            "-long-vector",
+            "-module-constants-in-storage-buffer",
+            "-global-offset-push-constant" if self.global_offset_push_constant else "-global-offset",
+        ]
+        if not self.fp16:
+            args.append("-fp16=0")
+        if not self.fp64:
+            args.append("-fp64=0")
+        if self.int8:
+            args.append("-rewrite-packed-structs")
+        else:
+            args.append("-int8=0")
+        if not self.images:
+            args.append("-images=0")
+        if self.ubo_std430:
+            args.append("-std430-ubo-layout")
+        if self.decorate_nonuniform:
+            args.append("-decorate-nonuniform")
+        args += [f"-no-8bit-storage={s}" for s in self.no_8bit_storage]
+        args += [f"-no-16bit-storage={s}" for s in self.no_16bit_storage]
+        # clspv refuses RTE for a float width the device does not have.
+        rte = [w for w in sorted(self.rounding_mode_rte) if (w != 16 or self.fp16) and (w != 64 or self.fp64)]
+        if rte:
+            args.append("-rounding-mode-rte=" + ",".join(str(w) for w in rte))
+        if self.native_builtins:
+            args.append("--use-native-builtins=" + ",".join(self.native_builtins))
+        return args
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value

@@ -1,0 +1,253 @@
+"""Compiling programs: OpenCL C to SPIR-V, to bitcode objects, linking, IL, with the cache.
+
+Every clspv run goes to the worker process (or to VKCL_CLSPV's executable). A failed build is
+a CompileResult with ok=False and the reason in its log, never an exception; exceptions are
+for bad arguments (InvalidOptionsError, InvalidILError, ValueError).
+"""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Union
+
+from vkcl.compiler import cache, il as il_mod, settings, spirv, spirv_fixes, toolchain
+from vkcl.compiler.binary import ProgramBinary
+from vkcl.compiler.caps import DeviceCaps
+from vkcl.compiler.external import compile_with_executable
+from vkcl.compiler.options import CL_STD_VERSIONS, BuildOptions, parse_options
+from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
+from vkcl.compiler.worker import CompileOutput, get_worker
+
+BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+_LINK_CRASH_HINT = ("(when linking, a function that no object defines makes clspv crash: "
+                    "every function a kernel calls must be defined in one of the linked programs)\n")
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    log: str = ""
+    spirv: bytes | None = None
+    bitcode: bytes | None = None
+    reflection: ProgramReflection | None = None
+    from_cache: bool = False
+    seconds: float = 0.0
+    binary_type: str = "executable"  # "executable" (SPIR-V), "object" or "library" (bitcode)
+    status: str = "ok"               # "ok", "error", "crashed", "timeout", "unavailable"
+    options: str = ""
+    caps_key: str = ""
+    compiler_version: str = ""
+    cl_std: str = ""                       # OpenCL C version of the sources
+    uniform_work_group_size: bool = False  # compiled with -cl-uniform-work-group-size
+
+    def to_binary(self) -> ProgramBinary:
+        payload = self.spirv if self.binary_type == "executable" else self.bitcode
+        if not self.ok or payload is None:
+            raise ValueError("only a successful compile has a binary")
+        return ProgramBinary(self.binary_type, payload, self.options, self.caps_key,
+                             self.compiler_version, self.reflection, self.log, self.cl_std,
+                             self.uniform_work_group_size)
+
+    @classmethod
+    def from_binary(cls, binary: ProgramBinary, *, from_cache: bool = False, seconds: float = 0.0) -> "CompileResult":
+        return cls(ok=True, log=binary.log, spirv=binary.spirv, bitcode=binary.bitcode,
+                   reflection=binary.reflection, from_cache=from_cache, seconds=seconds,
+                   binary_type=binary.binary_type, options=binary.options, caps_key=binary.caps_key,
+                   compiler_version=binary.compiler_version, cl_std=binary.cl_std,
+                   uniform_work_group_size=binary.uniform_work_group_size)
+
+
+def _options(options: BuildOptions | str | None, mode: str) -> BuildOptions:
+    if options is None or isinstance(options, str):
+        return parse_options(options, mode)
+    if (mode == "link") != (options.mode == "link"):
+        raise ValueError(f"options parsed for {options.mode!r} cannot be used to {mode}")
+    return options
+
+
+def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
+    timeout = float(settings.get("compile_timeout"))
+    exe = toolchain.external_clspv()
+    if exe:
+        return compile_with_executable(exe, inputs, args, timeout)
+    return get_worker().compile(inputs, args, timeout)
+
+
+def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
+    for name, text in headers.items():
+        rel = PurePosixPath(name)
+        if not name or rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"bad header name {name!r}: it must be a relative path inside the program")
+        path = root.joinpath(*rel.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode() if isinstance(text, str) else bytes(text))
+
+
+def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
+             binary_type: str, headers: dict | None = None, cacheable: bool = True) -> CompileResult:
+    start = time.perf_counter()
+    version = _safe_version()
+    key = None
+    if cacheable:
+        parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version]
+        for name in sorted(headers or {}):
+            parts += [name, headers[name]]
+        parts += inputs
+        key = cache.make_key(*parts)
+        hit = cache.load(key)
+        if hit is not None and hit.binary_type == binary_type:
+            result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
+            result.options = opts.text  # the key is the normalized options, not their spelling
+            return result
+    output_kind = "spirv" if binary_type == "executable" else "bitcode"
+    with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
+        extra: tuple[str, ...] = ()
+        if headers:
+            _write_headers(Path(tmp), headers)
+            extra = (tmp,)
+        args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
+        out = _run(inputs, args)
+    result = CompileResult(ok=out.ok, log=out.log, status=out.status, binary_type=binary_type,
+                           options=opts.text, caps_key=caps.key(), compiler_version=version,
+                           cl_std=opts.language_version,
+                           uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
+    if out.ok:
+        _attach_output(result, out.binary)
+    result.seconds = time.perf_counter() - start
+    if result.ok and key is not None:
+        cache.store(key, result.to_binary())
+    return result
+
+
+def _safe_version() -> str:
+    try:
+        return toolchain.compiler_version()
+    except toolchain.ToolMissing:
+        return "unavailable"
+
+
+def _attach_output(result: CompileResult, binary: bytes) -> None:
+    if result.binary_type != "executable":
+        if binary[:4] not in BITCODE_MAGICS:
+            result.ok, result.status = False, "error"
+            result.log += "clspv returned something that is not LLVM bitcode\n"
+        else:
+            result.bitcode = binary
+        return
+    try:
+        binary = spirv_fixes.fix_negative_pointer_offsets(binary)
+        result.reflection = parse_reflection(binary)
+        result.spirv = binary
+    except (ReflectionError, spirv.SpirvFormatError) as e:
+        result.ok, result.status = False, "error"
+        result.log += f"clspv's output could not be read: {e}\n"
+
+
+def _cacheable(opts: BuildOptions, sources: list[bytes], headers: dict | None) -> bool:
+    # Files found through the user's -I directories (or next to the caller) are not part of the
+    # key, so such programs are not cached.
+    return not opts.include_dirs and (bool(headers) or not any(b"#include" in s for s in sources))
+
+
+def _source_bytes(source: str | bytes | list) -> list[bytes]:
+    # clCreateProgramWithSource's strings make one program (one translation unit): joined.
+    items = source if isinstance(source, list) else [source]
+    return [b"".join(s.encode() if isinstance(s, str) else bytes(s) for s in items)]
+
+
+def compile_source(source: str | bytes | list, options: BuildOptions | str | None, caps: DeviceCaps,
+                   headers: dict[str, str] | None = None) -> CompileResult:
+    """clBuildProgram of OpenCL C source (a list of strings is joined into one program):
+    SPIR-V and its reflection."""
+    opts = _options(options, "build")
+    sources = _source_bytes(source)
+    return _compile(sources, opts, caps, input_kind="cl", binary_type="executable", headers=headers,
+                    cacheable=_cacheable(opts, sources, headers))
+
+
+def compile_object(source: str | bytes, options: BuildOptions | str | None, caps: DeviceCaps,
+                   headers: dict[str, str] | None = None) -> CompileResult:
+    """clCompileProgram: OpenCL C to an LLVM bitcode object (`headers`: name -> text)."""
+    opts = _options(options, "compile")
+    sources = _source_bytes(source)
+    return _compile(sources, opts, caps, input_kind="cl", binary_type="object", headers=headers,
+                    cacheable=_cacheable(opts, sources, headers))
+
+
+LinkInput = Union[bytes, bytearray, memoryview, CompileResult, ProgramBinary]
+
+
+def _link_language(objects: list[LinkInput]) -> tuple[str, bool]:
+    """The OpenCL C version for the link (the highest of the inputs') and whether every input
+    asked for uniform work-groups. Bare bitcode says neither: CL3.0 links any object (a CL1.2
+    link of objects that use OpenCL 2.0 builtins makes clspv crash), non-uniform allowed."""
+    versions = [getattr(obj, "cl_std", "") or "CL3.0" for obj in objects]
+    uniform = all(getattr(obj, "uniform_work_group_size", False) for obj in objects)
+    return max(versions, key=CL_STD_VERSIONS.index), uniform
+
+
+def _link_payload(obj: LinkInput) -> bytes | None:
+    if isinstance(obj, CompileResult):
+        return obj.bitcode
+    if isinstance(obj, ProgramBinary):
+        return obj.bitcode
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return bytes(obj)
+    raise TypeError(f"cannot link a {type(obj).__name__}")
+
+
+def link(objects: list[LinkInput], options: BuildOptions | str | None, caps: DeviceCaps) -> CompileResult:
+    """clLinkProgram: objects/libraries (bitcode, or the CompileResult / ProgramBinary holding
+    it) to SPIR-V, or to a library with -create-library."""
+    opts = _options(options, "link")
+    binary_type = "library" if opts.create_library else "executable"
+    if not objects:
+        return CompileResult(ok=False, log="nothing to link\n", status="error", binary_type=binary_type)
+    payloads = [_link_payload(o) for o in objects]
+    for i, data in enumerate(payloads):
+        if data is None or data[:4] not in BITCODE_MAGICS:
+            return CompileResult(ok=False, log=f"input {i} is not a compiled object or library\n",
+                                 status="error", binary_type=binary_type)
+    cl_std, uniform = _link_language(objects)
+    flags = opts.flags | {"-cl-uniform-work-group-size"} if uniform else opts.flags
+    opts = dataclasses.replace(opts, cl_std=cl_std, flags=frozenset(flags))
+    result = _compile(payloads, opts, caps, input_kind="ir", binary_type=binary_type)
+    if result.status == "crashed":
+        result.log += _LINK_CRASH_HINT
+    return result
+
+
+def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps) -> CompileResult:
+    """clBuildProgram of an IL program (OpenCL SPIR-V): raises InvalidILError if it is not one."""
+    opts = _options(options, "build")
+    info = il_mod.check_il(il)
+    if opts.cl_std is None:
+        opts = dataclasses.replace(opts, cl_std=info.cl_std)
+    start = time.perf_counter()
+    if info.address_bits and info.address_bits != caps.address_bits:
+        return CompileResult(ok=False, status="error", log=f"the IL uses {info.addressing_model} addressing "
+                             f"but the device has {caps.address_bits}-bit addresses\n")
+    key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), bytes(il))
+    hit = cache.load(key)
+    if hit is not None:
+        result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
+        result.options = opts.text
+        return result
+    bitcode, log = il_mod.to_bitcode(bytes(il), float(settings.get("compile_timeout")))
+    if bitcode is None:
+        return CompileResult(ok=False, status="error", log=log, seconds=time.perf_counter() - start)
+    result = _compile([bitcode], opts, caps, input_kind="ir", binary_type="executable", cacheable=False)
+    result.log = log + result.log
+    result.seconds = time.perf_counter() - start
+    if result.ok:
+        cache.store(key, result.to_binary())
+    return result
+
+
+def spirv_for_device(spirv_bytes: bytes, caps: DeviceCaps) -> bytes:
+    """The SPIR-V to give vkCreateShaderModule: reflection stripped unless the device has
+    VK_KHR_shader_non_semantic_info."""
+    return spirv_bytes if caps.non_semantic_info else spirv.strip_nonsemantic(spirv_bytes)

@@ -1,0 +1,97 @@
+"""IL programs (cl_khr_il_program, clCreateProgramWithIL): OpenCL-flavoured SPIR-V.
+
+Such SPIR-V (capability Kernel, OpenCL memory model) cannot be given to Vulkan. It is turned
+back into LLVM bitcode by the SPIRV-LLVM-Translator (`llvm-spirv -r`), which clspv then
+compiles like any other bitcode (`-x ir`).
+"""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vkcl.compiler import spirv, toolchain
+from vkcl.compiler.errors import InvalidILError
+
+CAPABILITY_SHADER, CAPABILITY_KERNEL = 1, 6
+MEMORY_MODEL_OPENCL = 2
+SOURCE_OPENCL_C = 3
+_CL_STD = {100000: "CL1.0", 101000: "CL1.1", 102000: "CL1.2", 200000: "CL2.0", 300000: "CL3.0"}
+ADDRESSING = {0: "Logical", 1: "Physical32", 2: "Physical64", 5348: "PhysicalStorageBuffer64"}
+
+
+@dataclass
+class ILInfo:
+    version: tuple[int, int]
+    addressing_model: str
+    capabilities: set[int] = field(default_factory=set)
+    source_version: int | None = None  # OpSource OpenCL_C version, e.g. 102000 for 1.2
+
+    @property
+    def cl_std(self) -> str:
+        """The OpenCL C version to compile the IL as: its OpSource's, else 3.0 (which accepts
+        every builtin; compiling as 1.2 a module that uses 2.0 builtins makes clspv crash)."""
+        return _CL_STD.get(self.source_version, "CL3.0")
+
+    @property
+    def address_bits(self) -> int | None:
+        return {"Physical32": 32, "Physical64": 64}.get(self.addressing_model)
+
+
+def check_il(il: bytes) -> ILInfo:
+    """Check that `il` is a whole SPIR-V module of the OpenCL (Kernel) flavour."""
+    try:
+        words = spirv.to_words(bytes(il))
+        major, minor = spirv.version(words)
+        if major != 1 or minor > 6:
+            raise InvalidILError(f"unsupported SPIR-V version {major}.{minor}")
+        if words[3] == 0 or words[4] != 0:
+            raise InvalidILError("bad SPIR-V header (id bound 0 or schema not 0)")
+        caps: set[int] = set()
+        addressing = memory = source = None
+        for pos, op, count in spirv.instructions(words):
+            if op == spirv.OP_CAPABILITY:
+                caps.add(words[pos + 1])
+            elif op == spirv.OP_MEMORY_MODEL:
+                addressing, memory = words[pos + 1], words[pos + 2]
+            elif op == spirv.OP_SOURCE and words[pos + 1] == SOURCE_OPENCL_C:
+                source = words[pos + 2]
+    except spirv.SpirvFormatError as e:
+        raise InvalidILError(f"not a SPIR-V module: {e}") from None
+    if memory is None:
+        raise InvalidILError("SPIR-V module has no OpMemoryModel")
+    if CAPABILITY_KERNEL not in caps or memory != MEMORY_MODEL_OPENCL:
+        flavour = "Shader (Vulkan/GLSL)" if CAPABILITY_SHADER in caps else "non-OpenCL"
+        raise InvalidILError(f"{flavour} SPIR-V is not an OpenCL program: it needs the Kernel "
+                             "capability and the OpenCL memory model")
+    return ILInfo((major, minor), ADDRESSING.get(addressing, str(addressing)), caps, source)
+
+
+def il_supported() -> bool:
+    """Whether IL programs can be compiled here (the translator is installed)."""
+    try:
+        toolchain.llvm_spirv()
+        return True
+    except toolchain.ToolMissing:
+        return False
+
+
+def to_bitcode(il: bytes, timeout: float) -> tuple[bytes | None, str]:
+    """Translate OpenCL SPIR-V to LLVM bitcode: (bitcode, log), bitcode None on failure."""
+    try:
+        exe = toolchain.llvm_spirv()
+    except toolchain.ToolMissing as e:
+        return None, f"{e}\n"
+    with tempfile.TemporaryDirectory(prefix="vkcl-il-") as tmp:
+        src, out = Path(tmp) / "input.spv", Path(tmp) / "output.bc"
+        src.write_bytes(il)
+        try:
+            proc = subprocess.run([exe, "-r", str(src), "-o", str(out)], capture_output=True,
+                                  stdin=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"{Path(exe).name} -r timed out after {timeout:g} s\n"
+        log = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        if proc.returncode != 0 or not out.exists():
+            return None, f"{Path(exe).name} -r failed (exit status {proc.returncode}):\n{log}"
+        return out.read_bytes(), log

@@ -1,0 +1,194 @@
+"""Reading SPIR-V as a word stream: the header, instructions, literal strings, the sizes of
+push-constant blocks, and removal of non-semantic instructions.
+
+Only what vkcl needs; no general disassembler.
+"""
+from __future__ import annotations
+
+import sys
+from array import array
+from typing import Iterator
+
+MAGIC = 0x07230203
+HEADER_WORDS = 5
+
+# Opcodes used here.
+OP_SOURCE, OP_STRING, OP_LINE, OP_EXTENSION = 3, 7, 8, 10
+OP_EXT_INST_IMPORT, OP_EXT_INST, OP_MEMORY_MODEL, OP_ENTRY_POINT, OP_CAPABILITY = 11, 12, 14, 15, 17
+OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_MATRIX = 21, 22, 23, 24
+OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY, OP_TYPE_STRUCT, OP_TYPE_POINTER = 28, 29, 30, 32
+OP_CONSTANT, OP_VARIABLE, OP_DECORATE, OP_MEMBER_DECORATE = 43, 59, 71, 72
+OP_FUNCTION, OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_CHAIN = 54, 61, 65, 66, 67
+_POINTER_USERS = (OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_CHAIN)
+
+SC_PUSH_CONSTANT, SC_PHYSICAL_STORAGE_BUFFER = 9, 5349
+DECORATION_ARRAY_STRIDE, DECORATION_OFFSET = 6, 35
+
+
+class SpirvFormatError(ValueError):
+    """Not a SPIR-V module, or a truncated one."""
+
+
+def to_words(data: bytes) -> array:
+    """The module as 32-bit words in host order (either byte order is accepted)."""
+    if len(data) < HEADER_WORDS * 4 or len(data) % 4:
+        raise SpirvFormatError(f"SPIR-V must be a whole number of words, at least {HEADER_WORDS} "
+                               f"(got {len(data)} bytes)")
+    words = array("I")
+    words.frombytes(data)
+    if words[0] != MAGIC:
+        words.byteswap()
+        if words[0] != MAGIC:
+            raise SpirvFormatError("bad SPIR-V magic number")
+    return words
+
+
+def to_bytes(words: array) -> bytes:
+    if sys.byteorder != "little":
+        words = array("I", words)
+        words.byteswap()
+    return words.tobytes()
+
+
+def version(words: array) -> tuple[int, int]:
+    return (words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF
+
+
+def instructions(words: array) -> Iterator[tuple[int, int, int]]:
+    """Yield (position, opcode, word count) for every instruction after the header."""
+    pos, end = HEADER_WORDS, len(words)
+    while pos < end:
+        count, opcode = words[pos] >> 16, words[pos] & 0xFFFF
+        if count == 0 or pos + count > end:
+            raise SpirvFormatError(f"truncated or malformed instruction at word {pos}")
+        yield pos, opcode, count
+        pos += count
+
+
+def literal_string(words: array, start: int, end: int) -> tuple[str, int]:
+    """Decode the nul-terminated string at words[start:end]; return it and the next word index."""
+    raw = to_bytes(words[start:end])
+    n = raw.find(b"\0")
+    if n < 0:
+        raise SpirvFormatError("unterminated literal string")
+    return raw[:n].decode("utf-8", "replace"), start + n // 4 + 1
+
+
+def _type_size(tid: int, types: dict, constants: dict, strides: dict, offsets: dict) -> int:
+    kind, args = types.get(tid, (None, ()))
+    if kind in (OP_TYPE_INT, OP_TYPE_FLOAT):
+        return args[0] // 8
+    if kind in (OP_TYPE_VECTOR, OP_TYPE_MATRIX):
+        return args[1] * _type_size(args[0], types, constants, strides, offsets)
+    if kind == OP_TYPE_ARRAY:
+        length = constants.get(args[1], 0)
+        stride = strides.get(tid) or _type_size(args[0], types, constants, strides, offsets)
+        return length * stride
+    if kind == OP_TYPE_POINTER:
+        return 8 if args[0] == SC_PHYSICAL_STORAGE_BUFFER else 4
+    if kind == OP_TYPE_STRUCT:
+        size = 0
+        for i, member in enumerate(args):
+            member_size = _type_size(member, types, constants, strides, offsets)
+            size = max(size, offsets.get((tid, i), size) + member_size)
+        return size
+    return 0
+
+
+def push_constant_sizes(words: array) -> dict[str, int]:
+    """Bytes of the push-constant block each entry point uses (by entry-point name).
+
+    From SPIR-V 1.4 the entry point's interface lists its push-constant variable; before, the
+    variable is the one the entry point's function loads from (the largest block if none).
+    """
+    types: dict[int, tuple[int, tuple]] = {}
+    constants: dict[int, int] = {}
+    strides: dict[int, int] = {}
+    offsets: dict[tuple[int, int], int] = {}
+    pointers: dict[int, int] = {}
+    variables: dict[int, int] = {}  # push-constant variable id -> pointee type
+    entries: dict[str, list[int]] = {}
+    entry_functions: dict[str, int] = {}
+    used_by_function: dict[int, set[int]] = {}
+    function = 0
+    for pos, op, count in instructions(words):
+        w = words
+        if op in (OP_TYPE_INT, OP_TYPE_FLOAT):
+            types[w[pos + 1]] = (op, (w[pos + 2],))
+        elif op in (OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY):
+            types[w[pos + 1]] = (op, (w[pos + 2], w[pos + 3]))
+        elif op == OP_TYPE_RUNTIME_ARRAY:
+            types[w[pos + 1]] = (op, (w[pos + 2],))
+        elif op == OP_TYPE_STRUCT:
+            types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + count]))
+        elif op == OP_TYPE_POINTER:
+            types[w[pos + 1]] = (op, (w[pos + 2],))
+            pointers[w[pos + 1]] = w[pos + 3]
+        elif op == OP_CONSTANT:
+            constants[w[pos + 2]] = w[pos + 3]
+        elif op == OP_DECORATE and count >= 4 and w[pos + 2] == DECORATION_ARRAY_STRIDE:
+            strides[w[pos + 1]] = w[pos + 3]
+        elif op == OP_MEMBER_DECORATE and count >= 5 and w[pos + 3] == DECORATION_OFFSET:
+            offsets[(w[pos + 1], w[pos + 2])] = w[pos + 4]
+        elif op == OP_VARIABLE and w[pos + 3] == SC_PUSH_CONSTANT:
+            variables[w[pos + 2]] = pointers.get(w[pos + 1], 0)
+        elif op == OP_ENTRY_POINT:
+            name, nxt = literal_string(w, pos + 3, pos + count)
+            entries[name] = list(w[nxt:pos + count])
+            entry_functions[name] = w[pos + 2]
+        elif op == OP_FUNCTION:
+            function = w[pos + 2]
+        elif op in _POINTER_USERS and count > 3 and w[pos + 3] in variables:
+            used_by_function.setdefault(function, set()).add(w[pos + 3])
+    sizes = {var: _type_size(t, types, constants, strides, offsets) for var, t in variables.items()}
+    largest = max(sizes.values(), default=0)
+    new_interfaces = version(words) >= (1, 4)
+    result = {}
+    for name, interface in entries.items():
+        if not new_interfaces:
+            interface = list(used_by_function.get(entry_functions[name], ()))
+        used = [sizes[v] for v in interface if v in sizes]
+        result[name] = max(used, default=0 if new_interfaces else largest)
+    return result
+
+
+def strip_nonsemantic(spirv: bytes) -> bytes:
+    """Remove every non-semantic instruction set (its import and all its OpExtInst), the
+    SPV_KHR_non_semantic_info extension, and the OpStrings only those instructions used."""
+    words = to_words(spirv)
+    sets: set[int] = set()
+    for pos, op, count in instructions(words):
+        if op == OP_EXT_INST_IMPORT:
+            name, _ = literal_string(words, pos + 2, pos + count)
+            if name.startswith("NonSemantic."):
+                sets.add(words[pos + 1])
+    keep_strings: set[int] = set()
+    removed_refs: set[int] = set()
+    drop: list[tuple[int, int]] = []
+    for pos, op, count in instructions(words):
+        if op == OP_EXT_INST and words[pos + 3] in sets:
+            removed_refs.update(words[pos + 5:pos + count])
+            drop.append((pos, count))
+        elif op == OP_EXT_INST_IMPORT and words[pos + 1] in sets:
+            drop.append((pos, count))
+        elif op == OP_EXTENSION:
+            name, _ = literal_string(words, pos + 1, pos + count)
+            if name == "SPV_KHR_non_semantic_info":
+                drop.append((pos, count))
+        elif op == OP_SOURCE and count >= 4:
+            keep_strings.add(words[pos + 3])
+        elif op == OP_LINE:
+            keep_strings.add(words[pos + 1])
+    for pos, op, count in instructions(words):
+        if op == OP_STRING and words[pos + 1] in removed_refs and words[pos + 1] not in keep_strings:
+            drop.append((pos, count))
+    if not drop:
+        return spirv
+    out = array("I", words[:HEADER_WORDS])
+    dropped = sorted(drop)
+    cursor = HEADER_WORDS
+    for pos, count in dropped:
+        out.extend(words[cursor:pos])
+        cursor = pos + count
+    out.extend(words[cursor:])
+    return to_bytes(out)

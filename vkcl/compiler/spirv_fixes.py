@@ -1,0 +1,71 @@
+"""Repairs of known miscompilations in the clspv vkcl uses, applied to its SPIR-V output.
+
+Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
+0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
+`p[i - 1]` comes out as `p[sext(i) + 4294967295]`, and `p - 1` as `p[4294967295]`, so the
+access lands 16 GiB past the buffer (seen crashing lavapipe). The repair: a 64-bit constant
+in [2^31, 2^32) that is a pointer index, or an operand of a 64-bit add or subtract whose
+result is one, gets the sign-extended value. A real index that large (over 2^31 elements
+past a pointer, 8 GiB of floats) does not occur in OpenCL programs; masks such as
+`x & 0xFFFFFFFF` are untouched because only indices and index additions are rewritten.
+"""
+from __future__ import annotations
+
+from array import array
+
+from vkcl.compiler import spirv
+
+OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
+OP_IADD, OP_ISUB = 128, 130
+OP_FUNCTION = 54
+
+
+def fix_negative_pointer_offsets(data: bytes) -> bytes:
+    words = spirv.to_words(data)
+    u64 = set()
+    suspect = {}  # constant id -> (type id, low word)
+    adds = {}  # result id -> operand ids (64-bit adds and subtracts)
+    index_uses = []  # (word position, id) of PtrAccessChain element operands
+    first_function = None
+    for pos, op, n in spirv.instructions(words):
+        if op == OP_TYPE_INT and words[pos + 2] == 64:
+            u64.add(words[pos + 1])
+        elif op == OP_CONSTANT and n == 5 and words[pos + 1] in u64:
+            low, high = words[pos + 3], words[pos + 4]
+            if high == 0 and low >= 0x80000000:
+                suspect[words[pos + 2]] = (words[pos + 1], low)
+        elif op == OP_FUNCTION and first_function is None:
+            first_function = pos
+        elif op in (OP_IADD, OP_ISUB) and words[pos + 1] in u64:
+            adds[words[pos + 2]] = (pos, op)
+        elif op == OP_PTR_ACCESS_CHAIN:
+            index_uses.append(pos + 4)
+    if not suspect or first_function is None:
+        return data
+    # Operand positions to rewrite: the element index itself, or an add feeding it (one level).
+    rewrite = []
+    for at in index_uses:
+        ident = words[at]
+        if ident in suspect:
+            rewrite.append(at)
+        elif ident in adds:
+            pos, op = adds[ident]
+            for k in ((3, 4) if op == OP_IADD else (4,)):
+                if words[pos + k] in suspect:
+                    rewrite.append(pos + k)
+    if not rewrite:
+        return data
+    bound = words[3]
+    fixed: dict[int, int] = {}
+    new_constants = array("I")
+    for at in rewrite:
+        old = words[at]
+        if old not in fixed:
+            type_id, low = suspect[old]
+            fixed[old] = bound
+            new_constants.extend([(5 << 16) | OP_CONSTANT, type_id, bound, low, 0xFFFFFFFF])
+            bound += 1
+        words[at] = fixed[old]
+    out = words[:first_function] + new_constants + words[first_function:]
+    out[3] = bound
+    return spirv.to_bytes(out)

@@ -1,0 +1,103 @@
+"""Where the compiler's tools are, and the version string that identifies their output.
+
+The version string goes into cache keys and program binaries: a different clspv (another
+pyclspv wheel, another VKCL_CLSPV executable) or a new vkcl output format makes old entries
+miss instead of being reused.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from vkcl.compiler import settings
+
+# Bump when vkcl changes what it asks clspv for or how it stores results.
+FORMAT_VERSION = 2  # 2: SPIR-V repaired by spirv_fixes
+
+
+class ToolMissing(Exception):
+    """A compiler tool is not installed; the message says which and how to get it."""
+
+
+def clspv_library() -> str:
+    """Path of the shared object that exports clspv's C API (pyclspv's extension module)."""
+    spec = importlib.util.find_spec("pyclspv")
+    if spec is None or not spec.origin:
+        raise ToolMissing("pyclspv is not installed (pip install pyclspv), and VKCL_CLSPV is not set")
+    return spec.origin
+
+
+def external_clspv() -> str | None:
+    """The clspv executable named by VKCL_CLSPV, or None to use pyclspv's C API."""
+    path = settings.get("clspv")
+    return path or None
+
+
+def _file_stamp(path: str) -> str:
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+@lru_cache(maxsize=8)
+def _version_of(path: str, stamp: str, external: bool) -> str:
+    if external:
+        return f"vkcl-compiler/{FORMAT_VERSION};clspv-exe={path};{stamp}"
+    import importlib.metadata  # slow to import: only when a version is needed
+    try:
+        wheel = importlib.metadata.version("pyclspv")
+    except importlib.metadata.PackageNotFoundError:
+        wheel = "unknown"
+    return f"vkcl-compiler/{FORMAT_VERSION};pyclspv/{wheel};{stamp}"
+
+
+def compiler_version() -> str:
+    """Identifies the compiler that would run now (what the cache and binaries are keyed by)."""
+    exe = external_clspv()
+    path = exe if exe else clspv_library()
+    try:
+        stamp = _file_stamp(path)
+    except OSError:
+        stamp = "missing"
+    return _version_of(path, stamp, bool(exe))
+
+
+def llvm_spirv() -> str:
+    """The SPIRV-LLVM-Translator executable (VKCL_LLVM_SPIRV, else llvm-spirv-15, llvm-spirv)."""
+    named = settings.get("llvm_spirv")
+    candidates = [named] if named else ["llvm-spirv-15", "llvm-spirv"]
+    for name in candidates:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise ToolMissing("llvm-spirv (SPIRV-LLVM-Translator) is not installed: IL programs cannot be "
+                      "compiled (Debian: apt install llvm-spirv-15)")
+
+
+def worker_python() -> str:
+    """The interpreter that runs the compiler worker.
+
+    VKCL_COMPILER_PYTHON, else the interpreter vkcl was built with (vkcl._build_info), else
+    sys.executable. Inside an ICD loaded by a C program, sys.executable is that C program,
+    hence the order.
+    """
+    named = settings.get("compiler_python")
+    if named:
+        return named
+    try:
+        from vkcl import _build_info  # generated at build time
+        built = getattr(_build_info, "PYTHON", "")
+        if built and os.access(built, os.X_OK):
+            return built
+    except Exception:
+        pass
+    if sys.executable and _looks_like_python(sys.executable):
+        return sys.executable
+    return shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}") or shutil.which("python3") or "python3"
+
+
+def _looks_like_python(path: str) -> bool:
+    return os.access(path, os.X_OK) and Path(path).name.startswith("python")

@@ -1,0 +1,284 @@
+"""NDRange dispatch: what a kernel's reflection says about reaching its arguments, turned
+into push constants, a uniform buffer when clspv put the arguments there, specialisation
+constants and one or more vkCmdDispatchBase calls.
+
+A KernelPlan holds everything that does not change between enqueues of one kernel on one
+device; the NDRangeKernel command only packs the argument bytes and records the dispatches.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+
+from vkcl import compiler
+from vkcl._gen import cl
+from vkcl.core import printf
+from vkcl.core.commands import Command
+from vkcl.errors import CLError
+from vkcl.vulkan import commands as vkc
+from vkcl.vulkan import pipeline as vkp
+from vkcl.vulkan.memory import MemoryKind, allocator_for
+
+ffi, lib = vkc.ffi, vkc.lib
+_BUILTIN_PC = ("global_offset", "enqueued_local_size", "global_size", "region_offset", "num_workgroups",
+               "region_group_offset")
+
+
+class ProgramImage:
+    """A program's executable on one device: its shader module and module-level buffers."""
+
+    def __init__(self, vkdev, result: compiler.CompileResult, caps):
+        self.vk = vkdev
+        self.reflection = result.reflection
+        self.module = vkp.shader_module(vkdev, compiler.spirv_for_device(result.spirv, caps))
+        self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
+        self.constants = None  # program-scope __constant data, uploaded once
+        for c in self.reflection.constant_data:
+            from vkcl.core.memory import Region, upload
+            a = allocator_for(vkdev).allocate(max(16, len(c.data)), MemoryKind.DEVICE)
+            upload(vkdev, Region(a.buffer, a.offset, a.address, a.host_ptr), 0, c.data, len(c.data))
+            self.constants = a
+        self.plans: dict[str, KernelPlan] = {}
+        self.lock = threading.Lock()
+
+    def plan(self, kernel, device) -> "KernelPlan":
+        p = self.plans.get(kernel.name)
+        if p is None:
+            with self.lock:
+                p = self.plans.get(kernel.name) or KernelPlan(self, kernel.reflections[device])
+                self.plans[kernel.name] = p
+        return p
+
+
+def program_image(program, device, vkdev) -> ProgramImage:
+    """The program's executable on `device`, made ready for dispatch on first use."""
+    img = program.images.get(device)
+    if img is None:
+        with program.lock:
+            img = program.images.get(device)
+            if img is None:
+                img = program.images[device] = ProgramImage(vkdev, program.executable(device), device.compiler_caps)
+    return img
+
+
+class KernelPlan:
+    """Per kernel and device: layout, argument slots, builtin push constants, pipelines."""
+
+    def __init__(self, image: ProgramImage, refl):
+        self.image, self.refl, self.name = image, refl, refl.name
+        R = image.reflection
+        bindings = [(b.descriptor_set, b.binding, b.descriptor_type) for b in refl.bindings]
+        pc_size = refl.push_constant_size
+        for loc in R.push_constants.values():
+            pc_size = max(pc_size, loc.offset + loc.size)
+        self.layout = vkp.KernelLayout(image.vk, bindings, pc_size)
+        self.pc_size = self.layout.push_constant_size
+        # (ordinal, "pc"|"ubo", offset, size) for pointers and values; (ordinal, spec id, elem size) for locals
+        self.pointers, self.pods, self.locals = [], [], []
+        self.ubo = None  # (set, binding, size) when clspv put the arguments in a uniform buffer
+        for a in refl.args:
+            where = "ubo" if a.kind in ("pointer_ubo", "pod_ubo") else "pc"
+            if a.kind in ("pointer_pushconstant", "pointer_ubo"):
+                self.pointers.append((a.ordinal, where, a.offset))
+            elif a.kind in ("pod_pushconstant", "pod_ubo"):
+                self.pods.append((a.ordinal, where, a.offset, a.size))
+            elif a.kind == "local":
+                self.locals.append((a.ordinal, a.spec_id, a.elem_size))
+            elif a.kind != "unused":
+                raise CLError(cl.CL_INVALID_KERNEL, f"argument kind {a.kind} is not supported yet")
+            if where == "ubo":
+                end = a.offset + a.size
+                self.ubo = (a.descriptor_set, a.binding, max(end, self.ubo[2] if self.ubo else 0))
+        self.builtins = {k: R.push_constants[k].offset for k in _BUILTIN_PC if k in R.push_constants}
+        self.printf_pc = R.printf_buffer.offset if R.printf_buffer and R.printf_buffer.storage == "pushconstant" else None
+        self.printf_size = R.printf_buffer.buffer_size if R.printf_buffer else 0
+        mc = R.push_constants.get("module_constants_pointer")
+        self.constants_pc = mc.offset if mc is not None else None
+        spec = R.spec_constants
+        self.wg_ids = tuple(spec.get(f"workgroup_size_{c}") for c in "xyz")
+        self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
+        self.work_dim_id = spec.get("work_dim")
+        self.pipelines: dict = {}
+        self.lock = threading.Lock()
+
+    def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int):
+        key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim)
+        p = self.pipelines.get(key)
+        if p is None:
+            with self.lock:
+                p = self.pipelines.get(key)
+                if p is None:
+                    spec = {}
+                    for sid, v in zip(self.wg_ids, local):
+                        if sid is not None:
+                            spec[sid] = v
+                    for sid, v in zip(self.offset_ids, offset):
+                        if sid is not None:
+                            spec[sid] = v
+                    if self.work_dim_id is not None:
+                        spec[self.work_dim_id] = work_dim
+                    for (_, sid, _), n in zip(self.locals, local_counts):
+                        spec[sid] = n
+                    p = vkp.compute_pipeline(self.image.vk, self.image.module, self.layout, self.name, spec)
+                    self.pipelines[key] = p
+        return p
+
+
+# --- work sizes --------------------------------------------------------------------------------
+
+def choose_local(global_: tuple, device, uniform: bool) -> tuple:
+    """A work-group size for local_work_size == NULL: divides the global size where the program
+    needs uniform work-groups, fits the device, prefers multiples of the subgroup size."""
+    dims = len(global_)
+    target = {1: 256, 2: 16, 3: 8}[dims] if device.type == cl.CL_DEVICE_TYPE_GPU else {1: 64, 2: 8, 3: 4}[dims]
+    budget = device.max_work_group_size
+    sg = device.subgroup_size
+    local = []
+    for d, g in enumerate(global_):
+        limit = max(1, min(target, device.max_work_item_sizes[d], budget, g))
+        if not uniform:
+            n = limit
+        else:
+            n = max((x for x in range(limit, 0, -1) if g % x == 0 and (x % sg == 0 or x == g)), default=0) or \
+                max(x for x in range(limit, 0, -1) if g % x == 0)
+        local.append(n)
+        budget //= n
+    return tuple(local)
+
+
+def regions(global_: tuple, local: tuple):
+    """The uniform regions of an NDRange: (start, size, local) per region, main region first."""
+    per_dim = []
+    for g, l in zip(global_, local):
+        full = g - g % l
+        parts = [(0, full, l)] if full else []
+        if g % l:
+            parts.append((full, g % l, g % l))
+        per_dim.append(parts)
+    out = [((), (), ())]
+    for parts in per_dim:
+        out = [(s + (a,), z + (b,), l + (c,)) for s, z, l in out for a, b, c in parts]
+    return out
+
+
+def grid_chunks(groups: tuple, max_count: list) -> list:
+    """Split a grid of work-groups into dispatches of at most maxComputeWorkGroupCount."""
+    axes = []
+    for n, m in zip(groups, max_count):
+        axes.append([(b, min(m, n - b)) for b in range(0, n, m)])
+    out = [((), ())]
+    for parts in axes:
+        out = [(base + (b,), cnt + (c,)) for base, cnt in out for b, c in parts]
+    return out
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+class NDRangeKernel(Command):
+    command_type = cl.CL_COMMAND_NDRANGE_KERNEL
+
+    def __init__(self, queue, kernel, plan: KernelPlan, work_dim: int, offset: tuple, global_: tuple,
+                 local: tuple):
+        vkdev = queue.vk
+        self.plan, self.vk = plan, vkdev
+        self.allocator = allocator_for(vkdev)
+        self.ubo_alloc = self.dset = self.printf_alloc = self.printf_copy = None
+        pc = bytearray(plan.pc_size)
+        ubo = bytearray(plan.ubo[2]) if plan.ubo else None
+        args = kernel.args
+        for ordinal, where, off in plan.pointers:
+            mem = args[ordinal].mem
+            addr = mem.region(vkdev).address if mem is not None else 0
+            struct.pack_into("<Q", pc if where == "pc" else ubo, off, addr)
+        for ordinal, where, off, size in plan.pods:
+            data = args[ordinal].data[:size]
+            (pc if where == "pc" else ubo)[off:off + len(data)] = data
+        self.local_counts = tuple(args[o].local_size // max(1, es) for o, _, es in plan.locals)
+        if plan.constants_pc is not None and plan.image.constants is not None:
+            struct.pack_into("<Q", pc, plan.constants_pc, plan.image.constants.address)
+        if plan.printf_size:
+            self._printf_buffer(pc)
+        if ubo is not None:
+            self._uniform_buffer(ubo)
+        # one dispatch per uniform region (and per chunk of a grid too large for one dispatch)
+        b = plan.builtins
+        n = work_dim
+        pad = lambda t, v: tuple(t) + (v,) * (3 - n)  # noqa: E731
+        self.dispatches = []
+        for start, size, loc in regions(global_, local):
+            groups = tuple(s // l for s, l in zip(size, loc))
+            region_pc = bytes(pc)
+            if b:
+                region_pc = bytearray(pc)
+                values = {"global_offset": pad(offset, 0), "enqueued_local_size": pad(local, 1),
+                          "global_size": pad(global_, 1), "region_offset": pad([o + s for o, s in zip(offset, start)], 0),
+                          "num_workgroups": pad([-(-g // l) for g, l in zip(global_, local)], 1),
+                          "region_group_offset": pad([s // l for s, l in zip(start, local)], 0)}
+                for name, off in b.items():
+                    struct.pack_into("<3I", region_pc, off, *values[name])
+                region_pc = bytes(region_pc)
+            pipe = plan.pipeline(pad(loc, 1), self.local_counts, pad(offset, 0), work_dim)
+            for base, count in grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"]):
+                self.dispatches.append((pipe, region_pc, base, count))
+        self.pc_data = ffi.new("char[]", max(1, plan.pc_size))
+
+    def _uniform_buffer(self, data: bytearray) -> None:
+        a = self.ubo_alloc = self.allocator.allocate(max(16, len(data)), MemoryKind.STAGING)
+        ffi.memmove(a.host_ptr, bytes(data), len(data))
+        if not a.coherent:
+            self.allocator.flush(a)
+        s, binding, size = self.plan.ubo
+        sets = vkp.descriptor_sets(self.vk)
+        pool, dset = sets.allocate(self.plan.layout.set_layouts[s])
+        sets.write(dset, [(binding, "uniform_buffer", a.buffer, a.offset, max(16, (size + 15) & ~15))])
+        self.dset = (pool, dset, s)
+
+    def _printf_buffer(self, pc: bytearray) -> None:
+        a = self.printf_alloc = self.allocator.allocate(self.plan.printf_size, MemoryKind.DEVICE)
+        if self.plan.printf_pc is not None:
+            struct.pack_into("<Q", pc, self.plan.printf_pc, a.address)
+        if a.host_ptr is None:
+            self.printf_copy = self.allocator.allocate(self.plan.printf_size, MemoryKind.READBACK)
+
+    def record(self, cb) -> None:
+        plan = self.plan
+        if self.printf_alloc is not None:
+            a = self.printf_alloc
+            vkc.fill_buffer(cb, a.buffer, a.offset, 4, 0)
+            vkc.full_barrier(cb)
+        if self.dset is not None:
+            pool, dset, s = self.dset
+            sets = ffi.new("VkDescriptorSet[1]", [dset])
+            lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, plan.layout.handle, s, 1, sets,
+                                        0, ffi.NULL)
+        bound = None
+        for pipe, pc, base, count in self.dispatches:
+            if pipe is not bound:
+                lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
+                bound = pipe
+            if plan.pc_size:
+                ffi.memmove(self.pc_data, pc, plan.pc_size)
+                lib.vkCmdPushConstants(cb, plan.layout.handle, vkp.COMPUTE, 0, plan.pc_size, self.pc_data)
+            lib.vkCmdDispatchBase(cb, base[0], base[1], base[2], count[0], count[1], count[2])
+        if self.printf_copy is not None:
+            vkc.full_barrier(cb)
+            a, c = self.printf_alloc, self.printf_copy
+            vkc.copy_buffer(cb, a.buffer, c.buffer, [(a.offset, c.offset, self.plan.printf_size)])
+
+    def complete(self) -> None:
+        if self.printf_alloc is not None:
+            src = self.printf_copy or self.printf_alloc
+            if not src.coherent:
+                self.allocator.invalidate(src)
+            printf.emit(ffi.buffer(src.host_ptr, self.plan.printf_size), self.plan.image.reflection.printf_infos)
+        self.discard()
+
+    def discard(self) -> None:
+        for name in ("ubo_alloc", "printf_alloc", "printf_copy"):
+            a = getattr(self, name)
+            if a is not None:
+                self.allocator.free(a)
+                setattr(self, name, None)
+        if self.dset is not None:
+            vkp.descriptor_sets(self.vk).free(self.dset[0], self.dset[1])
+            self.dset = None
