@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 # clinfo's kernel probe needs programs; remove an entry here once its part lands.
-PENDING = ("create program",)
+PENDING = ()
 
 
 @pytest.fixture(scope="module")
