@@ -47,7 +47,7 @@ demo: build
 	OCL_ICD_VENDORS=$(OCL_ICD_VENDORS_BUILD) clinfo -l
 	@echo "== a C program linked with -lOpenCL =="
 	@mkdir -p build/examples
-	gcc -O2 -Wall -o build/examples/demo examples/demo.c -lOpenCL
+	gcc -O2 -Wall -o build/examples/demo examples/demo.c -lOpenCL -lm
 	OCL_ICD_VENDORS=$(OCL_ICD_VENDORS_BUILD) build/examples/demo
 
 test: build

@@ -30,6 +30,9 @@ def build_info() -> dict[str, str]:
         "LIBDIR": libdir,
         "SITE_PACKAGES": site.getsitepackages()[0],
         "ROOT": str(ROOT),
+        # Packages installed beside the interpreter's own (a machine without a registry, where
+        # wheels were unpacked to a directory on PYTHONPATH) are found the same way at run time.
+        "EXTRA_PATHS": [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p],
         "VERSION": f"{sys.version_info[0]}.{sys.version_info[1]}",
     }
 
@@ -50,6 +53,9 @@ if _INFO["ROOT"] not in sys.path:
 if _INFO["SITE_PACKAGES"] not in sys.path:
     import site
     site.addsitedir(_INFO["SITE_PACKAGES"])  # appended: a host Python keeps its own packages first
+for _p in _INFO["EXTRA_PATHS"]:
+    if _p not in sys.path:
+        sys.path.append(_p)
 from vkcl import icd_entry
 icd_entry.start(ffi, lib, _INFO)
 '''

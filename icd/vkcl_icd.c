@@ -49,6 +49,27 @@ int vkcl_set_pythonhome;
 
 void vkcl_set_ready(int ready) { vkcl_ready = ready; }
 
+static void vkcl_py_at_exit(void);
+
+/* exit() in a C host: let vkcl stop its threads while the driver is still loaded. A Python
+ * host has finalised its interpreter by now (vkcl's Python atexit handler did the work). */
+static void vkcl_on_exit(void)
+{
+    if (vkcl_ready && Py_IsInitialized())
+        vkcl_py_at_exit();
+}
+
+/* Called once the Vulkan drivers are loaded: exit handlers run in reverse order of
+ * registration, so vkcl's then runs before anything the drivers registered. */
+void vkcl_register_exit(void)
+{
+    static int registered;
+    if (!registered) {
+        registered = 1;
+        atexit(vkcl_on_exit);
+    }
+}
+
 static int vkcl_start(void)
 {
     if (cffi_start_python() != 0)

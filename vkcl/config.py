@@ -29,6 +29,9 @@ SETTINGS = [
     Setting("cache", _bool, True, "use the on-disk program cache"),
     Setting("cache_dir", str, "", "program cache directory (default $XDG_CACHE_HOME/vkcl)"),
     Setting("clspv", str, "", "an external clspv executable to compile with instead of pyclspv"),
+    Setting("clspv_library", str, "", "a shared object exporting clspv's C API (default: pyclspv's module)"),
+    Setting("llvm_spirv", str, "", "the SPIRV-LLVM-Translator for IL programs (default llvm-spirv-15)"),
+    Setting("shader_dir", str, "", "where vkcl's built-in OpenCL C kernels are (default: shaders/)"),
     Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),
     Setting("compile_timeout", float, 120.0, "seconds before a compile is abandoned"),
     Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
@@ -69,6 +72,18 @@ _values = load()
 
 def get(name: str) -> Any:
     return _values[name] if name in _BY_NAME else None
+
+
+def current(name: str) -> Any:
+    """A setting read afresh (the environment may have changed since start-up)."""
+    s = _BY_NAME[name]
+    text = os.environ.get("VKCL_" + name.upper())
+    if text is None:
+        text = _file_values().get(name)
+    try:
+        return s.default if text is None else s.parse(text)
+    except ValueError:
+        return s.default
 
 
 def reload() -> None:

@@ -1,5 +1,11 @@
-"""Start-up inside the ICD: runs once, from the library's embedded init code."""
+"""Start-up and shut-down inside the ICD: start runs once, from the library's embedded init code."""
 from __future__ import annotations
+
+import atexit
+import threading
+
+_shutdown_lock = threading.Lock()
+_shut_down = False
 
 
 def start(ffi, lib, build_info: dict) -> None:
@@ -10,4 +16,29 @@ def start(ffi, lib, build_info: dict) -> None:
     log.setup()
     registry.bind(ffi, lib)
     thunks.install(ffi, lib, registry.implementation)
+
+    @ffi.def_extern(name="vkcl_py_at_exit")
+    def _at_exit():  # the C host's exit(): its interpreter is never finalised
+        shutdown()
+
+    atexit.register(shutdown)  # a Python host (pyopencl) finalises its interpreter first
+    from vkcl.vulkan import instance
+    instance.on_created.append(lib.vkcl_register_exit)
     lib.vkcl_set_ready(1)
+
+
+def shutdown() -> None:
+    """Process exit: vkcl's threads leave the driver and the devices go idle before the
+    driver's libraries are unloaded under them (seen: a segfault at exit on NVIDIA)."""
+    global _shut_down
+    with _shutdown_lock:
+        if _shut_down:
+            return
+        _shut_down = True
+    try:
+        from vkcl.core import completion
+        from vkcl.vulkan.device import wait_idle_all
+        completion.stop_all()
+        wait_idle_all()
+    except Exception:  # never turn an exit into a failure
+        pass

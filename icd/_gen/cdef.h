@@ -78,6 +78,8 @@ void *vkcl_handle_new(void);
 void vkcl_handle_free(void *);
 void vkcl_set_ready(int);
 extern int vkcl_set_pythonhome;
+void vkcl_register_exit(void);
+extern "Python" void vkcl_py_at_exit(void);
 
 extern "Python" cl_int vkcl_py_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2);
 extern "Python" cl_int vkcl_py_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4);

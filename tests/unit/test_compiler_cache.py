@@ -92,6 +92,20 @@ def test_programs_that_include_files_are_not_cached(cache_dir, tmp_path):
     assert _entries(cache_dir) == []
 
 
+def test_include_dirs_do_not_matter_when_nothing_is_included(cache_dir, tmp_path):
+    # pyopencl adds -I <its include dir> to every build: such programs are still cached.
+    first = compiler.compile_source(_source("with-I"), f"-I {tmp_path}", CAPS)
+    second = compiler.compile_source(_source("with-I"), f"-I {tmp_path}", CAPS)
+    assert first.ok and not first.from_cache and second.from_cache
+    # "# include" (a space after the '#') is an include too
+    (tmp_path / "v.h").write_text("#define V 1\n")
+    src = '#  include "v.h"\nkernel void k(global int *p) { p[0] = V; }\n'
+    for _ in range(2):
+        result = compiler.compile_source(src, f"-I {tmp_path}", CAPS)
+        assert result.ok and not result.from_cache
+    assert len(_entries(cache_dir)) == 1
+
+
 def test_binary_round_trip():
     result = compiler.compile_source(_source("binary"), "-cl-kernel-arg-info", CAPS)
     blob = compiler.pack(result.to_binary())

@@ -33,3 +33,20 @@ def test_masks_and_large_values_are_untouched(tmp_path):
     result = compiler.compile_source(src, "", CAPS)
     assert result.ok, result.log
     assert spirv_fixes.fix_negative_pointer_offsets(result.spirv) == result.spirv
+
+
+def test_variable_pointers_dropped_only_when_unused(tmp_path):
+    tile = ("kernel void t(global const float *a, global float *c) { local float s[16][16];"
+            " int r = get_local_id(1), q = get_local_id(0); s[r][q] = a[r * 16 + q];"
+            " barrier(CLK_LOCAL_MEM_FENCE); c[r * 16 + q] = s[q][r]; }")
+    result = compiler.compile_source(tile, "", CAPS)
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    assert "OpCapability VariablePointers" not in dis.replace("VariablePointersStorageBuffer", "")
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+    select = ("kernel void s(global float *c, int w) { local float x[8], y[8];"
+              " local float *p = w ? x : y; p[get_local_id(0)] = 1.0f; barrier(CLK_LOCAL_MEM_FENCE);"
+              " c[get_local_id(0)] = x[get_local_id(0)] + y[get_local_id(0)]; }")
+    result = compiler.compile_source(select, "", CAPS)
+    assert result.ok, result.log
+    assert "VariablePointers" in _disassemble(result.spirv, tmp_path)

@@ -6,7 +6,7 @@ from operator import attrgetter as a
 from vkcl._gen import cl
 from vkcl.api import handles, info
 from vkcl.api.device import resolve as resolve_device
-from vkcl.api.program import resolve as resolve_program
+from vkcl.api.program import drop_if_unused, resolve as resolve_program
 from vkcl.core.kernel import Kernel
 from vkcl.core.memory import MemObject
 from vkcl.errors import CLError
@@ -73,7 +73,10 @@ def retain_kernel(kernel):
 
 
 def release_kernel(kernel):
-    handles.release(resolve(kernel))
+    k = resolve(kernel)
+    handles.release(k)
+    if k.refcount == 0:  # the program may have been waiting for its last kernel
+        drop_if_unused(k.program)
 
 
 def _mem_from(value):
@@ -110,8 +113,7 @@ def get_kernel_arg_info(kernel, arg_index, param_name, size, value, size_ret):
         raise CLError(cl.CL_INVALID_ARG_INDEX)
     if param_name not in ARG_INFO:
         raise CLError(cl.CL_INVALID_VALUE)
-    builds = [k.program.builds[d] for d in k.reflections]
-    if not any("-cl-kernel-arg-info" in b.options.split() for b in builds):
+    if not any(k.program.builds[d].arg_info for d in k.reflections):
         raise CLError(cl.CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
     refl = k.arg_refl.get(arg_index)
     if refl is None:

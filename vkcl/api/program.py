@@ -128,7 +128,20 @@ def retain_program(program):
 
 
 def release_program(program):
-    handles.release(resolve(program))
+    release(resolve(program))
+
+
+def release(p: Program) -> None:
+    """Drop one reference. Spec: the program is deleted once its count is zero *and* its
+    kernels are gone, so the handle outlives the count while kernels exist (CL_KERNEL_PROGRAM
+    stays valid); the last kernel's release drops it (drop_if_unused)."""
+    if p.release() and not p.kernels:
+        handles.drop(p)
+
+
+def drop_if_unused(p: Program) -> None:
+    if p.refcount == 0 and not p.kernels:
+        handles.drop(p)
 
 
 def _notify(program: Program, pfn_notify, user_data):
@@ -142,7 +155,7 @@ def _notify(program: Program, pfn_notify, user_data):
         try:
             pfn_notify(program.handle, user_data)
         finally:
-            handles.release(program)
+            release(program)
     return notify
 
 
@@ -177,8 +190,9 @@ def compile_program(program, num_devices, device_list, options, num_input_header
                     header_include_names, pfn_notify, user_data):
     p = resolve(program)
     devices = _device_list(p.devices, num_devices, device_list)
+    # Spec: with no headers both arrays must be NULL; with headers neither may be.
     if (num_input_headers == 0) != (input_headers == handles.NULL) or \
-       (num_input_headers and header_include_names == handles.NULL):
+       (num_input_headers == 0) != (header_include_names == handles.NULL):
         raise CLError(cl.CL_INVALID_VALUE, "input headers and their names disagree")
     opts = _options(options, "compile", cl.CL_INVALID_COMPILER_OPTIONS)
     if p.source is None and p.il is None:

@@ -7,13 +7,14 @@ for bad arguments (InvalidOptionsError, InvalidILError, ValueError).
 from __future__ import annotations
 
 import dataclasses
+import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import cache, il as il_mod, settings, spirv, spirv_fixes, toolchain
+from vkcl.compiler import cache, diagnostics, il as il_mod, settings, spirv, spirv_fixes, toolchain
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -110,11 +111,14 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
         out = _run(inputs, args)
-    result = CompileResult(ok=out.ok, log=out.log, status=out.status, binary_type=binary_type,
+    ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
+    if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
+        ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
+    result = CompileResult(ok=ok, log=log, status=status, binary_type=binary_type,
                            options=opts.text, caps_key=caps.key(), compiler_version=version,
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
-    if out.ok:
+    if ok:
         _attach_output(result, out.binary)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
@@ -138,7 +142,7 @@ def _attach_output(result: CompileResult, binary: bytes) -> None:
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.fix_negative_pointer_offsets(binary)
+        binary = spirv_fixes.repair(binary)
         result.reflection = parse_reflection(binary)
         result.spirv = binary
     except (ReflectionError, spirv.SpirvFormatError) as e:
@@ -146,10 +150,17 @@ def _attach_output(result: CompileResult, binary: bytes) -> None:
         result.log += f"clspv's output could not be read: {e}\n"
 
 
+_INCLUDE = re.compile(rb"#\s*include")
+
+
 def _cacheable(opts: BuildOptions, sources: list[bytes], headers: dict | None) -> bool:
-    # Files found through the user's -I directories (or next to the caller) are not part of the
-    # key, so such programs are not cached.
-    return not opts.include_dirs and (bool(headers) or not any(b"#include" in s for s in sources))
+    # Files found through the user's -I directories (or in the working directory) are not part
+    # of the key: a program that includes anything is cached only when its headers were given
+    # in memory and no -I directory could shadow them. A program that includes nothing is
+    # cached whatever its -I options (pyopencl adds one to every build).
+    if not any(_INCLUDE.search(s) for s in sources):
+        return True
+    return bool(headers) and not opts.include_dirs
 
 
 def _source_bytes(source: str | bytes | list) -> list[bytes]:

@@ -38,7 +38,7 @@ COMPILE_FLAGS = MATH_LINK_OPTIONS | frozenset({
 # How each accepted flag reaches clspv: the clspv spelling, or None when clspv gets nothing.
 _CLSPV_SPELLING = {
     "-w": "-w",
-    "-Werror": "-Werror",
+    "-Werror": None,  # applied by vkcl to the warnings it keeps in the log (diagnostics.py)
     "-cl-opt-disable": "-cl-opt-disable",
     "-cl-mad-enable": "-cl-mad-enable",
     "-cl-single-precision-constant": "-cl-single-precision-constant",

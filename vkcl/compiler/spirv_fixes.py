@@ -1,5 +1,19 @@
 """Repairs of known miscompilations in the clspv vkcl uses, applied to its SPIR-V output.
 
+1. Negative constant offsets (fix_negative_pointer_offsets, below).
+2. 64-bit indices into composites (narrow_access_chain_indices): clspv indexes arrays such
+   as `local float t[16][16]` with indices widened to 64 bits (OpSConvert of an int).
+   NVIDIA's driver (580) computes wrong addresses for a multi-level OpAccessChain with
+   such indices (seen: a tiled SGEMM and a local-memory transpose gave wrong results on an
+   H100; lavapipe was right). An array index is signed and any valid one fits the 32-bit
+   value it was widened from, so the chain takes that value instead.
+3. An unneeded VariablePointers capability (drop_unused_variable_pointers): clspv declares
+   it whether or not the module has a variable pointer. With it, NVIDIA's driver (580)
+   computes wrong addresses into multi-dimensional __local arrays (seen on an H100: a
+   16x16 local tile read back transposed wrong; the same SPIR-V without the capability was
+   right). Pointers into physical storage buffers never need it, so it is removed when no
+   instruction makes a Workgroup or StorageBuffer pointer the way only it allows.
+
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
 `p[i - 1]` comes out as `p[sext(i) + 4294967295]`, and `p - 1` as `p[4294967295]`, so the
@@ -18,6 +32,58 @@ from vkcl.compiler import spirv
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
 OP_FUNCTION = 54
+OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN = 65, 66
+OP_UCONVERT, OP_SCONVERT = 113, 114
+
+
+OP_CAPABILITY, OP_TYPE_POINTER = 17, 32
+CAP_VARIABLE_POINTERS = 4442
+SC_WORKGROUP, SC_STORAGE_BUFFER = 4, 12
+# Instructions whose pointer results (in Workgroup or StorageBuffer) need VariablePointers.
+_VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 57: "OpFunctionCall",
+                         83: "OpCopyObject", 46: "OpConstantNull", 61: "OpLoad", 55: "OpFunctionParameter"}
+
+
+def repair(data: bytes) -> bytes:
+    return drop_unused_variable_pointers(narrow_access_chain_indices(fix_negative_pointer_offsets(data)))
+
+
+def drop_unused_variable_pointers(data: bytes) -> bytes:
+    words = spirv.to_words(data)
+    logical = set()  # pointer types into Workgroup or StorageBuffer
+    cap_at = None
+    for pos, op, n in spirv.instructions(words):
+        if op == OP_CAPABILITY and words[pos + 1] == CAP_VARIABLE_POINTERS:
+            cap_at = pos
+        elif op == OP_TYPE_POINTER and words[pos + 2] in (SC_WORKGROUP, SC_STORAGE_BUFFER):
+            logical.add(words[pos + 1])
+        elif op in _VARIABLE_POINTER_OPS and n > 2 and words[pos + 1] in logical:
+            return data  # a real variable pointer: keep the capability
+    if cap_at is None:
+        return data
+    return spirv.to_bytes(words[:cap_at] + words[cap_at + 2:])
+
+
+def narrow_access_chain_indices(data: bytes) -> bytes:
+    words = spirv.to_words(data)
+    wide = set()
+    widened = {}  # result id of a conversion to 64 bits -> the narrower value it converts
+    chains = []
+    for pos, op, n in spirv.instructions(words):
+        if op == OP_TYPE_INT and words[pos + 2] == 64:
+            wide.add(words[pos + 1])
+        elif op in (OP_SCONVERT, OP_UCONVERT) and words[pos + 1] in wide:
+            widened[words[pos + 2]] = words[pos + 3]
+        elif op in (OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN) and n > 5:
+            chains.append((pos, n))
+    changed = False
+    for pos, n in chains:
+        for at in range(pos + 4, pos + n):  # the indices after result type, result and base
+            src = widened.get(words[at])
+            if src is not None:
+                words[at] = src
+                changed = True
+    return spirv.to_bytes(words) if changed else data
 
 
 def fix_negative_pointer_offsets(data: bytes) -> bytes:

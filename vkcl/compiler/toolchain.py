@@ -16,7 +16,7 @@ from pathlib import Path
 from vkcl.compiler import settings
 
 # Bump when vkcl changes what it asks clspv for or how it stores results.
-FORMAT_VERSION = 2  # 2: SPIR-V repaired by spirv_fixes
+FORMAT_VERSION = 4  # 2-4: SPIR-V repaired by spirv_fixes
 
 
 class ToolMissing(Exception):
@@ -24,7 +24,11 @@ class ToolMissing(Exception):
 
 
 def clspv_library() -> str:
-    """Path of the shared object that exports clspv's C API (pyclspv's extension module)."""
+    """Path of the shared object that exports clspv's C API: VKCL_CLSPV_LIBRARY, else pyclspv's
+    extension module (a cp311 module, but only its C API is used: any Python can dlopen it)."""
+    named = settings.get("clspv_library")
+    if named:
+        return named
     spec = importlib.util.find_spec("pyclspv")
     if spec is None or not spec.origin:
         raise ToolMissing("pyclspv is not installed (pip install pyclspv), and VKCL_CLSPV is not set")
@@ -46,12 +50,16 @@ def _file_stamp(path: str) -> str:
 def _version_of(path: str, stamp: str, external: bool) -> str:
     if external:
         return f"vkcl-compiler/{FORMAT_VERSION};clspv-exe={path};{stamp}"
-    import importlib.metadata  # slow to import: only when a version is needed
-    try:
-        wheel = importlib.metadata.version("pyclspv")
-    except importlib.metadata.PackageNotFoundError:
-        wheel = "unknown"
-    return f"vkcl-compiler/{FORMAT_VERSION};pyclspv/{wheel};{stamp}"
+    return f"vkcl-compiler/{FORMAT_VERSION};pyclspv/{_wheel_version(path)};{stamp}"
+
+
+def _wheel_version(library: str) -> str:
+    """pyclspv's version, from the .dist-info directory beside its module. Not through
+    importlib.metadata: importing it takes ~25 ms, most of a warm build served by the cache."""
+    site = Path(library).parent
+    for info in sorted(site.glob("pyclspv-*.dist-info")):
+        return info.name[len("pyclspv-"):-len(".dist-info")]
+    return "unknown"
 
 
 def compiler_version() -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from vkcl._gen import cl
 from vkcl.core.memory import Mapping, MemObject, direct_host_access
+from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc
-from vkcl.vulkan.memory import MemoryKind, allocator_for
+from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 ffi = vkc.ffi
 
@@ -62,7 +63,10 @@ class _Staged(Command):
 
     def _stage(self, vkdev, size: int, kind: MemoryKind):
         self.allocator = allocator_for(vkdev)
-        self.staging = self.allocator.allocate(size, kind)
+        try:
+            self.staging = self.allocator.allocate(size, kind)
+        except AllocationFailed as e:  # vkcl's own memory, not the buffer's: resources
+            raise CLError(cl.CL_OUT_OF_RESOURCES, f"no staging memory: {e}") from None
         return self.staging
 
     def _free_staging(self) -> None:
@@ -153,8 +157,12 @@ class CopyBuffer(Command):
             vkc.copy_buffer(cb, self.src, self.dst, self.copies)
 
 
+FILL_CHUNK = 1 << 20  # staged fill patterns: a multiple of every pattern size (1-128 bytes)
+
+
 class FillBuffer(_Staged):
-    """A pattern of 1-128 bytes: vkCmdFillBuffer for aligned 4-byte patterns, else a staged copy."""
+    """A pattern of 1-128 bytes: vkCmdFillBuffer for aligned 4-byte patterns, else copies of one
+    staged chunk of the repeated pattern (at most FILL_CHUNK bytes, whatever the fill's size)."""
 
     command_type = cl.CL_COMMAND_FILL_BUFFER
 
@@ -168,17 +176,18 @@ class FillBuffer(_Staged):
         elif len(pattern) in (1, 2) and self.offset % 4 == 0 and size % 4 == 0:
             self.word = int.from_bytes(pattern * (4 // len(pattern)), "little")
         else:
-            st = self._stage(vkdev, size, MemoryKind.STAGING)
-            data = pattern * (size // len(pattern))
-            ffi.memmove(st.host_ptr, data, size)
+            n = min(size, FILL_CHUNK)
+            st = self._stage(vkdev, n, MemoryKind.STAGING)
+            ffi.memmove(st.host_ptr, pattern * (n // len(pattern)), n)
             if not st.coherent:
                 self.allocator.flush(st)
+            self.copies = [(st.offset, self.offset + at, min(n, size - at)) for at in range(0, size, n)]
 
     def record(self, cb) -> None:
         if self.word is not None:
             vkc.fill_buffer(cb, self.dst, self.offset, self.size, self.word)
         else:
-            vkc.copy_buffer(cb, self.staging.buffer, self.dst, [(self.staging.offset, self.offset, self.size)])
+            vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
 
     def complete(self) -> None:
         self._free_staging()

@@ -2,6 +2,7 @@
 application callbacks and other deferred work, never while an internal lock is held."""
 from __future__ import annotations
 
+import atexit
 import logging
 import queue as queue_mod
 import threading
@@ -18,13 +19,31 @@ _worker: threading.Thread | None = None
 _worker_lock = threading.Lock()
 
 
+_exiting = False
+
+
 def _run_work() -> None:
     while True:
         fn, args = _work.get()
+        if _exiting:
+            continue
         try:
             fn(*args)
         except Exception:
             logging.getLogger("vkcl").exception("vkcl: error in a deferred call or application callback")
+
+
+@atexit.register
+def _stop_callbacks() -> None:
+    """In a Python host (pyopencl), nothing more is delivered once the interpreter exits.
+
+    Registered at import, so it runs after the application's own atexit handlers (they may
+    still wait for work). A callback called later runs into the interpreter's finalisation:
+    pyopencl hands each one to a C++ thread that then takes the GIL, which at that point ends
+    the thread by unwinding through noexcept frames: std::terminate, and the process aborts.
+    (A C host never finalises the embedded interpreter, so this never runs there.)"""
+    global _exiting
+    _exiting = True
 
 
 def post(fn: Callable, *args) -> None:
@@ -54,21 +73,32 @@ class Completion:
         self.kicks = 0
         self.lock = threading.Lock()
         self.queues: set = set()
+        self.stopping = False
         self.thread = threading.Thread(target=self._run, name="vkcl-completion", daemon=True)
         self.thread.start()
+
+    def stop(self) -> None:
+        """Leave the driver: at process exit its libraries unload under a waiting thread."""
+        self.stopping = True
+        with self.lock:  # as in watch(): values signalled in order
+            self.kicks += 1
+            self.wake.signal(self.kicks)
+        self.thread.join(timeout=2.0)
 
     def watch(self, queue) -> None:
         """`queue` has batches in flight: make sure they are retired."""
         with self.lock:
             self.queues.add(queue)
             self.kicks += 1
-            kick = self.kicks
-        self.wake.signal(kick)
+            # Signalled under the lock: a timeline value must only ever increase, and two
+            # threads signalling out of order lose the device (Mesa: "Timeline values must
+            # only ever strictly increase").
+            self.wake.signal(self.kicks)
 
     def _run(self) -> None:
         from vkcl.vulkan.commands import wait_any
         seen = 0
-        while True:
+        while not self.stopping:
             with self.lock:
                 queues = list(self.queues)
             pairs = []
@@ -91,6 +121,12 @@ class Completion:
                     q.retire()
                 except Exception:
                     _log.exception("retiring %s failed", q)
+
+
+def stop_all() -> None:
+    from vkcl.vulkan.device import per_device_objects
+    for c in per_device_objects("completion"):
+        c.stop()
 
 
 def completion_for(device) -> Completion:

@@ -40,6 +40,8 @@ class Kernel(CLObject):
         self.attributes = ref.attributes
         self.reqd_work_group_size = ref.reqd_work_group_size
         with program.lock:
+            if program.building:  # its executable is being replaced
+                raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, "the program is being built")
             program.kernels += 1
         self.dispatch_cache: dict = {}  # per device: what does not change between enqueues
 

@@ -7,6 +7,7 @@ from typing import Callable
 from vkcl import compiler, log
 from vkcl._gen import cl
 from vkcl.core.object import CLObject
+from vkcl.errors import CLError
 
 _log = log.get("compiler")
 
@@ -29,13 +30,16 @@ def _il_object(il: bytes, caps) -> compiler.CompileResult:
 class DeviceBuild:
     """One device's build of a program: status, options, log and the compiler's result."""
 
-    __slots__ = ("status", "options", "log", "result")
+    __slots__ = ("status", "options", "log", "result", "arg_info")
 
     def __init__(self, result: compiler.CompileResult | None = None):
         self.status = cl.CL_BUILD_NONE
         self.options = ""
         self.log = ""
         self.result = result
+        # Whether clGetKernelArgInfo may answer: built or compiled with -cl-kernel-arg-info (a
+        # loaded binary says so in its options), or linked from an object that was.
+        self.arg_info = result is not None and "-cl-kernel-arg-info" in result.options.split()
 
     @property
     def binary_type(self) -> int:
@@ -45,8 +49,11 @@ class DeviceBuild:
 
     @property
     def executable(self) -> compiler.CompileResult | None:
+        # None while a rebuild runs: a kernel made now would outlive the result it was made from.
         r = self.result
-        return r if r is not None and r.ok and r.binary_type == "executable" else None
+        if r is None or not r.ok or r.binary_type != "executable" or self.status == cl.CL_BUILD_IN_PROGRESS:
+            return None
+        return r
 
 
 class Program(CLObject):
@@ -68,11 +75,22 @@ class Program(CLObject):
 
     # --- building ----------------------------------------------------------------------------
 
-    def start(self, devices: list, options: str, work: Callable, notify: Callable | None) -> bool:
-        """Run `work(device, build)` for each device: now, or on a vkcl thread when `notify`."""
-        for d in devices:
-            b = self.builds[d]
-            b.status, b.options, b.log = cl.CL_BUILD_IN_PROGRESS, options, ""
+    def start(self, devices: list, options: str, work: Callable, notify: Callable | None,
+              arg_info: Callable) -> bool:
+        """Run `work(device, build)` for each device: now, or on a vkcl thread when `notify`.
+        `arg_info(device)`: whether the result will have argument information."""
+        with self.lock:
+            # The api layer checked this already; checked again under the lock that kernel
+            # creation takes, so that a kernel and a rebuild cannot both start.
+            if self.kernels or self.building:
+                raise CLError(cl.CL_INVALID_OPERATION, "kernels are attached or a build is in progress")
+            for d in devices:
+                b = self.builds[d]
+                b.arg_info = arg_info(d)
+                b.status, b.options, b.log = cl.CL_BUILD_IN_PROGRESS, options, ""
+                # A rebuild replaces the executable: the old one's shader module must not be
+                # dispatched again (commands already enqueued hold their own reference).
+                self.images.pop(d, None)
 
         def run() -> bool:
             ok = True
@@ -110,20 +128,26 @@ class Program(CLObject):
                 return r
             link_opts = compiler.parse_options(None, "link")
             return compiler.link([r], link_opts, caps)
-        return self.start(devices, options.text or "", work, notify)
+
+        def arg_info(d) -> bool:
+            loaded = self.source is None and self.il is None and self.builds[d].arg_info
+            return options.kernel_arg_info or loaded
+        return self.start(devices, options.text or "", work, notify, arg_info)
 
     def compile(self, devices: list, options: compiler.BuildOptions, headers: dict[str, str], notify=None) -> bool:
         def work(device, b: DeviceBuild) -> compiler.CompileResult:
             if self.source is None:  # an IL program: its bitcode is the object
                 return _il_object(self.il, device.compiler_caps)
             return compiler.compile_object(self.source, options, device.compiler_caps, headers)
-        return self.start(devices, options.text or "", work, notify)
+        return self.start(devices, options.text or "", work, notify, lambda d: options.kernel_arg_info)
 
     def link_from(self, devices: list, options: compiler.BuildOptions, inputs: list["Program"], notify=None) -> bool:
         def work(device, b: DeviceBuild) -> compiler.CompileResult:
             objects = [p.builds[device].result for p in inputs]
             return compiler.link(objects, options, device.compiler_caps)
-        return self.start(devices, options.text or "", work, notify)
+        # Spec: argument information comes with -cl-kernel-arg-info at clBuildProgram or clCompileProgram.
+        return self.start(devices, options.text or "", work, notify,
+                          lambda d: any(p.builds[d].arg_info for p in inputs))
 
     # --- queries -------------------------------------------------------------------------------
 

@@ -85,7 +85,7 @@ class CommandQueue(CLObject):
         out-of-order queue only what must follow it does: a marker or barrier without a wait
         list, and anything after a held barrier. Holding more would deadlock an application
         that waits for an independent later command before it sets a user event."""
-        if self._gated(cmd):
+        if self._gated(cmd, held):
             return True
         if not held:
             return False
@@ -93,12 +93,14 @@ class CommandQueue(CLObject):
             return True
         return any(h.is_barrier for h in held)
 
-    def _gated(self, cmd) -> bool:
-        """A user event not yet complete, or another queue's command not yet submitted."""
+    def _gated(self, cmd, held=()) -> bool:
+        """A user event not yet complete, or a command not yet submitted: another queue's,
+        or one of `held`, this queue's held commands before `cmd` (an out-of-order queue
+        records later commands past them)."""
         for e in cmd.waits:
             if e.done:
                 continue
-            if e.user or (e.queue is not self and e.batch is None):
+            if e.user or (e.batch is None and (e.queue is not self or any(h.event is e for h in held))):
                 return True
         return False
 
@@ -248,8 +250,11 @@ class CommandQueue(CLObject):
                 return
 
     def idle(self) -> bool:
-        """Nothing is pending: host work may touch memory directly, in order."""
-        return not self.held and not self.in_flight and (self.batch is None or not self.batch.commands)
+        """Nothing is pending: host work may touch memory directly, in order. Under the lock:
+        while the vkcl thread records released held commands or submits a batch, the queue
+        passes through states that look idle without it."""
+        with self.lock:
+            return not self.held and not self.in_flight and (self.batch is None or not self.batch.commands)
 
     def _last_release(self) -> None:
         # clReleaseCommandQueue performs an implicit flush; pending work still completes.

@@ -93,3 +93,17 @@ def per_device(kind: str, device: LogicalDevice, make):
             if obj is None:
                 obj = _per_device[key] = make(device)
     return obj
+
+
+def per_device_objects(kind: str) -> list:
+    with _per_device_lock:
+        return [obj for (k, _), obj in _per_device.items() if k == kind]
+
+
+def wait_idle_all() -> None:
+    """Every device has finished its work (process exit)."""
+    with _lock:
+        devices = list(_devices.values())
+    for dev in devices:
+        with dev.queue_lock:
+            vk.lib.vkDeviceWaitIdle(dev.handle)

@@ -209,6 +209,9 @@ class Instance:
         _log.debug("usable Vulkan devices: %s", [p.name for p in self.physical_devices])
 
 
+# Run after the VkInstance exists (its drivers are loaded): the ICD registers its exit hook here.
+on_created: list = []
+
 _instance: Instance | None = None
 _instance_error: Exception | None = None
 _lock = threading.Lock()
@@ -221,6 +224,8 @@ def instance() -> Instance | None:
         if _instance is None and _instance_error is None:
             try:
                 _instance = Instance()
+                for fn in on_created:
+                    fn()
             except (VulkanError, OSError, vk.VkError, vk.VkException) as e:
                 _instance_error = e
                 _log.warning("Vulkan is not usable: %s", e)

@@ -286,6 +286,45 @@ static void test_sub_buffers(void)
         }
         clReleaseMemObject(parent);
     }
+    /* every parent access x every sub-buffer flag set (2^6 of the access bits) */
+    static const cl_mem_flags sub_bits[] = {CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY, CL_MEM_READ_ONLY,
+                                            CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS};
+    static const cl_mem_flags dev_choices[] = {0, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY, CL_MEM_READ_ONLY};
+    const cl_mem_flags dev = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+    const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+    int created = 0;
+    for (int d = 0; d < 4; d++)
+        for (int h = 0; h < 4; h++) {
+            cl_mem_flags pf = dev_choices[d] | HOST_ACCESS[h];
+            cl_mem parent = make(pf, n, NULL);
+            for (int set = 0; set < 64; set++) {
+                cl_mem_flags f = 0;
+                for (int b = 0; b < 6; b++)
+                    if (set >> b & 1)
+                        f |= sub_bits[b];
+                int ok = popcount(f & dev) <= 1 && popcount(f & host) <= 1;
+                if ((pf & CL_MEM_WRITE_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY)))
+                    ok = 0;
+                if ((pf & CL_MEM_READ_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY)))
+                    ok = 0;
+                if ((pf & CL_MEM_HOST_WRITE_ONLY) && (f & CL_MEM_HOST_READ_ONLY))
+                    ok = 0;
+                if ((pf & CL_MEM_HOST_READ_ONLY) && (f & CL_MEM_HOST_WRITE_ONLY))
+                    ok = 0;
+                if ((pf & CL_MEM_HOST_NO_ACCESS) && (f & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+                    ok = 0;
+                sub = clCreateSubBuffer(parent, f, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+                EXPECT((ok ? err == CL_SUCCESS && sub != NULL : err == CL_INVALID_VALUE && sub == NULL),
+                       "parent %#llx, sub-buffer flags %#llx: err %d", (unsigned long long)pf,
+                       (unsigned long long)f, err);
+                if (sub) {
+                    created++;
+                    clReleaseMemObject(sub);
+                }
+            }
+            clReleaseMemObject(parent);
+        }
+    EXPECT(created > 100, "%d sub-buffers", created);
     clReleaseMemObject(rw);
 }
 
@@ -804,7 +843,15 @@ static void test_event_info(void)
     clReleaseMemObject(m2);
 }
 
-int main(void)
+static const struct { const char *name; void (*run)(void); } TESTS[] = {
+    {"flags", test_flag_combinations}, {"create_errors", test_create_errors}, {"mem_info", test_mem_info},
+    {"sub_buffers", test_sub_buffers}, {"host_pointers", test_host_pointers}, {"host_access", test_host_access},
+    {"command_errors", test_command_errors}, {"destructors", test_destructor_callbacks},
+    {"queue_info", test_queue_info}, {"event_info", test_event_info},
+};
+
+/* `buffers [name...]`: the named tests, or all of them. */
+int main(int argc, char **argv)
 {
     cl_platform_id platform = vkcl_platform();
     device = vkcl_device(platform);
@@ -818,16 +865,15 @@ int main(void)
     align_bytes = bits / 8;
     EXPECT(align_bytes >= 16, "CL_DEVICE_MEM_BASE_ADDR_ALIGN %u bits", bits);
 
-    test_flag_combinations();
-    test_create_errors();
-    test_mem_info();
-    test_sub_buffers();
-    test_host_pointers();
-    test_host_access();
-    test_command_errors();
-    test_destructor_callbacks();
-    test_queue_info();
-    test_event_info();
+    for (size_t i = 0; i < sizeof TESTS / sizeof TESTS[0]; i++) {
+        int wanted = argc == 1;
+        for (int a = 1; a < argc; a++)
+            wanted |= strcmp(argv[a], TESTS[i].name) == 0;
+        if (wanted) {
+            printf("-- %s\n", TESTS[i].name);
+            TESTS[i].run();
+        }
+    }
     clReleaseCommandQueue(queue);
     clReleaseContext(ctx);
     return harness_result();

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Set vkcl up on the lent GPU machine (Ubuntu 24.04, Python 3.12, no package registry).
+# What it needs is carried from the development machine (see bench/device/README.md):
+#   .whl/  wheels: cffi, pycparser, vulkan, pyclspv (cp311: only its clspv library is used),
+#          pytest & co, pyopencl & co
+#   .gl/   Debian .debs: libvulkan1 and GLVND (libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2:
+#          NVIDIA's Vulkan driver is libGLX_nvidia, which needs them), ocl-icd-libopencl1,
+#          ocl-icd-opencl-dev, opencl-c-headers, clinfo
+# Run from the repository root: `source bench/device/setup.sh`. It exports the variables the
+# other bench/device scripts and the tests need, and builds build/libvkcl.so for python3.
+set -e
+ROOT=$(pwd)
+STAGE=/tmp/vkcl-stage
+mkdir -p $STAGE/site $STAGE/root $STAGE/clspv
+# The Vulkan loader goes to / only when the machine has none (the device README's advice);
+# the OpenCL loader, headers and clinfo go beside, so NVIDIA's own OpenCL stays as it is.
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+    dpkg -x .gl/libvulkan1_*.deb /
+fi
+if ! ldconfig -p | grep -q libGLdispatch.so.0; then
+    for f in .gl/libglvnd0_*.deb .gl/libglx0_*.deb .gl/libgl1_*.deb .gl/libegl1_*.deb .gl/libopengl0_*.deb \
+             .gl/libgles2_*.deb; do dpkg -x "$f" /; done
+fi
+ldconfig
+for f in .gl/ocl-icd-*.deb .gl/opencl-c-headers_*.deb .gl/clinfo_*.deb; do dpkg -x "$f" $STAGE/root; done
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target $STAGE/site \
+    $(ls .whl/*.whl | grep -v pyclspv)
+(cd $STAGE/clspv && python3 -m zipfile -e $ROOT/.whl/pyclspv-*.whl . >/dev/null)
+export PYTHONPATH=$STAGE/site${PYTHONPATH:+:$PYTHONPATH}
+export VKCL_CLSPV_LIBRARY=$(ls $STAGE/clspv/pyclspv*.so)
+export CPATH=$STAGE/root/usr/include${CPATH:+:$CPATH}
+export LIBRARY_PATH=$STAGE/root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
+export LD_LIBRARY_PATH=$STAGE/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$STAGE/root/usr/bin:$PATH
+if [ -z "$VK_DRIVER_FILES" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+python3 icd/build.py
+# A vendors directory with every ICD of the machine plus vkcl, for runs that compare them.
+mkdir -p $STAGE/vendors
+cp /etc/OpenCL/vendors/*.icd $STAGE/vendors/ 2>/dev/null || true
+cp build/vendors/vkcl.icd $STAGE/vendors/
+export VKCL_ALL_VENDORS=$STAGE/vendors
+set +e
