@@ -112,7 +112,7 @@ def enqueue_fill_buffer(command_queue, buffer, pattern, pattern_size, offset, si
         raise CLError(cl.CL_INVALID_VALUE, "offset and size must be multiples of the pattern size")
     _range(mem, offset, size)
     data = bytes(handles.ffi.buffer(handles.ffi.cast("char *", pattern), pattern_size))
-    _submit(q, cmds.FillBuffer(q.vk, mem, data, offset, size), waits, False, event)
+    _submit(q, cmds.FillBuffer(q, mem, data, offset, size), waits, False, event)
 
 
 # --- rectangles ------------------------------------------------------------------------------

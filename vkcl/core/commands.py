@@ -157,37 +157,44 @@ class CopyBuffer(Command):
             vkc.copy_buffer(cb, self.src, self.dst, self.copies)
 
 
-FILL_CHUNK = 1 << 20  # staged fill patterns: a multiple of every pattern size (1-128 bytes)
 
 
 class FillBuffer(_Staged):
-    """A pattern of 1-128 bytes: vkCmdFillBuffer for aligned 4-byte patterns, else copies of one
-    staged chunk of the repeated pattern (at most FILL_CHUNK bytes, whatever the fill's size)."""
+    """A pattern of 1-128 bytes: vkCmdFillBuffer where the pattern repeats in aligned 4-byte
+    words, else vkcl's fill kernels (shaders/fill.cl)."""
 
     command_type = cl.CL_COMMAND_FILL_BUFFER
 
-    def __init__(self, vkdev, mem: MemObject, pattern: bytes, offset: int, size: int):
+    def __init__(self, queue, mem: MemObject, pattern: bytes, offset: int, size: int):
+        vkdev = queue.vk
         self.mems = (mem,)
         r = mem.region(vkdev)
         self.dst, self.offset, self.size = r.buffer, r.offset + offset, size
         self.word = None
-        if len(pattern) == 4 and self.offset % 4 == 0 and size % 4 == 0:
-            self.word = int.from_bytes(pattern, "little")
-        elif len(pattern) in (1, 2) and self.offset % 4 == 0 and size % 4 == 0:
+        if len(pattern) <= 4 and self.offset % 4 == 0 and size % 4 == 0:
             self.word = int.from_bytes(pattern * (4 // len(pattern)), "little")
-        else:
-            n = min(size, FILL_CHUNK)
-            st = self._stage(vkdev, n, MemoryKind.STAGING)
-            ffi.memmove(st.host_ptr, pattern * (n // len(pattern)), n)
+            return
+        from vkcl.core.builtins import builtin_kernels, pack_args
+        kernels = builtin_kernels(queue.device, vkdev)
+        if len(pattern) <= 16:
+            self.plan = kernels.fill_16
+            values = {3: pattern * (16 // len(pattern))}
+        else:  # 32-128 bytes: the kernel reads the pattern from memory
+            self.plan = kernels.fill_pattern
+            st = self._stage(vkdev, len(pattern), MemoryKind.STAGING)
+            ffi.memmove(st.host_ptr, pattern, len(pattern))
             if not st.coherent:
                 self.allocator.flush(st)
-            self.copies = [(st.offset, self.offset + at, min(n, size - at)) for at in range(0, size, n)]
+            values = {3: st.address, 4: len(pattern).to_bytes(4, "little")}
+        values.update({0: r.address, 1: offset.to_bytes(8, "little"), 2: size.to_bytes(8, "little")})
+        self.pc = pack_args(self.plan, values)
 
     def record(self, cb) -> None:
         if self.word is not None:
             vkc.fill_buffer(cb, self.dst, self.offset, self.size, self.word)
         else:
-            vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
+            from vkcl.core.builtins import record_dispatch
+            record_dispatch(cb, self.plan, self.pc, -(-self.size // 16))
 
     def complete(self) -> None:
         self._free_staging()

@@ -1,0 +1,50 @@
+"""The runtime's own kernels (shaders/*.cl), dispatched like user kernels: fills with the
+patterns vkCmdFillBuffer cannot express (1-128 bytes at any offset)."""
+from __future__ import annotations
+
+import struct
+
+from vkcl import compiler
+from vkcl.core.ndrange import KernelPlan, ProgramImage
+from vkcl.vulkan import commands as vkc
+from vkcl.vulkan.device import per_device
+
+ffi, lib = vkc.ffi, vkc.lib
+LOCAL_SIZE = 64
+MAX_GROUPS = 4096  # the kernels loop with a stride of the global size: any grid covers any range
+
+
+class BuiltinKernels:
+    def __init__(self, device, vkdev):
+        caps = device.compiler_caps
+        result = compiler.builtin_shader("fill", caps)
+        if not result.ok:
+            raise RuntimeError(f"vkcl's fill kernels did not build:\n{result.log}")
+        image = ProgramImage(vkdev, result, caps)
+        kernels = result.reflection.kernels
+        self.fill_16 = KernelPlan(image, kernels["fill_16"])
+        self.fill_pattern = KernelPlan(image, kernels["fill_pattern"])
+
+
+def builtin_kernels(device, vkdev) -> BuiltinKernels:
+    return per_device("builtin_kernels", vkdev, lambda v: BuiltinKernels(device, v))
+
+
+def pack_args(plan: KernelPlan, values: dict) -> bytes:
+    """Push-constant bytes: {ordinal: address (int) or value bytes} (built-ins use push constants)."""
+    pc = bytearray(plan.pc_size)
+    for ordinal, _, off in plan.pointers:
+        struct.pack_into("<Q", pc, off, values[ordinal])
+    for ordinal, _, off, size in plan.pods:
+        data = values[ordinal]
+        pc[off:off + size] = data[:size]
+    return bytes(pc)
+
+
+def record_dispatch(cb, plan: KernelPlan, pc: bytes, items: int) -> None:
+    groups = max(1, min(MAX_GROUPS, -(-items // LOCAL_SIZE)))
+    pipe = plan.pipeline((LOCAL_SIZE, 1, 1), (), (0, 0, 0), 1)
+    lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
+    data = ffi.new("char[]", pc)
+    lib.vkCmdPushConstants(cb, plan.layout.handle, 0x20, 0, plan.pc_size, data)  # COMPUTE stage
+    lib.vkCmdDispatch(cb, groups, 1, 1)
