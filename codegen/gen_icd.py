@@ -244,7 +244,8 @@ def err_value(e: dict) -> str:
 
 def emit_cdef(pp: str, entries: list[dict], banner: str) -> str:
     lines = [f"/* {banner} */", cdef_types(pp, entries), "",
-             "void *vkcl_handle_new(void);", "void vkcl_handle_free(void *);",
+             "typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;",
+             "const void *vkcl_dispatch_table(void);",
              "void vkcl_set_ready(int);", "extern int vkcl_set_pythonhome;", "void vkcl_register_exit(void);",
              'extern "Python" void vkcl_py_at_exit(void);', ""]
     for e in python_entries(entries):

@@ -19,23 +19,22 @@
 #include <string.h>
 
 #define VKCL_EXPORT __attribute__((visibility("default")))
-#define VKCL_HANDLE_MAGIC 0x6c636b76u /* "vkcl" */
 
-/* Every handle vkcl gives out. The loader only reads `dispatch`; Python maps the
- * handle's address to its object. */
-struct vkcl_handle {
-    const cl_icd_dispatch *dispatch;
+/* Every handle vkcl gives out, allocated by Python (vkcl/api/handles.py). The loader only
+ * reads `dispatch` (a const cl_icd_dispatch *); Python maps the address to its object. */
+typedef struct {
+    const void *dispatch;
     uint32_t magic;
-};
-struct _cl_platform_id { struct vkcl_handle h; };
-struct _cl_device_id { struct vkcl_handle h; };
-struct _cl_context { struct vkcl_handle h; };
-struct _cl_command_queue { struct vkcl_handle h; };
-struct _cl_mem { struct vkcl_handle h; };
-struct _cl_program { struct vkcl_handle h; };
-struct _cl_kernel { struct vkcl_handle h; };
-struct _cl_event { struct vkcl_handle h; };
-struct _cl_sampler { struct vkcl_handle h; };
+} vkcl_handle_t;
+struct _cl_platform_id { vkcl_handle_t h; };
+struct _cl_device_id { vkcl_handle_t h; };
+struct _cl_context { vkcl_handle_t h; };
+struct _cl_command_queue { vkcl_handle_t h; };
+struct _cl_mem { vkcl_handle_t h; };
+struct _cl_program { vkcl_handle_t h; };
+struct _cl_kernel { vkcl_handle_t h; };
+struct _cl_event { vkcl_handle_t h; };
+struct _cl_sampler { vkcl_handle_t h; };
 
 struct vkcl_extension_function {
     const char *name;
@@ -121,24 +120,8 @@ VKCL_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_pl
     return vkcl_clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms);
 }
 
-void *vkcl_handle_new(void)
-{
-    struct vkcl_handle *h = malloc(sizeof *h);
-    if (h) {
-        h->dispatch = &vkcl_dispatch;
-        h->magic = VKCL_HANDLE_MAGIC;
-    }
-    return h;
-}
-
-void vkcl_handle_free(void *p)
-{
-    struct vkcl_handle *h = p;
-    if (h) {
-        h->magic = 0;
-        free(h);
-    }
-}
+/* Handles are allocated by Python (vkcl/api/handles.py) with this table as first member. */
+const void *vkcl_dispatch_table(void) { return &vkcl_dispatch; }
 
 /* Needs no Python: the loader calls it before any platform exists. */
 static void *CL_API_CALL vkcl_clGetExtensionFunctionAddress(const char *name)

@@ -74,8 +74,8 @@ typedef cl_uint cl_kernel_exec_info;
 typedef cl_uint cl_kernel_sub_group_info;
 typedef cl_properties cl_mem_properties;
 
-void *vkcl_handle_new(void);
-void vkcl_handle_free(void *);
+typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;
+const void *vkcl_dispatch_table(void);
 void vkcl_set_ready(int);
 extern int vkcl_set_pythonhome;
 void vkcl_register_exit(void);

@@ -9,21 +9,23 @@ from __future__ import annotations
 from vkcl.errors import CLError
 
 ffi = None  # the ICD module's cffi instance, bound at start-up
-_lib = None
-_objects: dict = {}  # cdata pointers hash and compare by address, whatever their C type
+_objects: dict = {}  # void * handle -> object: cdata pointers hash and compare by address
+_owners: dict = {}  # void * handle -> the cffi allocation it points to
 NULL = None
+_DISPATCH = None
+MAGIC = 0x6C636B76  # "vkcl"
 
 
 def bind(ffi_, lib) -> None:
-    global ffi, _lib, NULL
-    ffi, _lib, NULL = ffi_, lib, ffi_.NULL
+    global ffi, NULL, _DISPATCH
+    ffi, NULL, _DISPATCH = ffi_, ffi_.NULL, lib.vkcl_dispatch_table()
 
 
 def new(obj):
     """Give `obj` a C handle (stored as obj.handle) and return it."""
-    h = _lib.vkcl_handle_new()
-    if h == NULL:
-        raise CLError(-6)
+    owner = ffi.new("vkcl_handle_t *", (_DISPATCH, MAGIC))
+    h = ffi.cast("void *", owner)
+    _owners[h] = owner
     _objects[h] = obj
     obj.handle = h
     return h
@@ -34,7 +36,7 @@ def drop(obj) -> None:
     h = obj.handle
     if h is not None and _objects.pop(h, None) is obj:
         obj.handle = None
-        _lib.vkcl_handle_free(h)
+        _owners.pop(h).magic = 0
 
 
 def release(obj) -> None:

@@ -6,7 +6,8 @@ from vkcl.api import handles
 from vkcl.api.event import give_event, wait_list
 from vkcl.api.kernel import resolve as resolve_kernel
 from vkcl.api.queue import resolve as resolve_queue
-from vkcl.core.ndrange import NDRangeKernel, choose_local, program_image
+from vkcl.core.commands import Marker
+from vkcl.core.ndrange import Launch, NDRangeKernel, choose_local, program_image
 from vkcl.errors import CLError
 from vkcl.vulkan.check import VulkanError
 
@@ -36,14 +37,25 @@ def _check_local(kernel, device, global_: tuple, local: tuple, uniform: bool) ->
                       "(the program needs uniform work-groups: OpenCL C 1.x or -cl-uniform-work-group-size)")
 
 
-def enqueue(q, k, work_dim: int, offset, global_, local, waits, event) -> None:
+EMPTY = object()  # a launch with a 0 in its global size: nothing to run (OpenCL 2.1+)
+
+
+def _plan(k, q):
+    """The kernel's plan on the queue's device, made once per kernel and device."""
+    plan = k.plans.get(q.device)
+    if plan is None:
+        if q.device not in k.reflections:
+            raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, "no executable for the queue's device")
+        try:
+            plan = k.plans[q.device] = program_image(k.program, q.device, q.vk).plan(k, q.device)
+        except VulkanError as e:
+            raise CLError(e.cl_code, str(e)) from None
+    return plan
+
+
+def _launch(q, k, plan, work_dim: int, offset, global_, local, local_sizes):
+    """Validate sizes and make the Launch (spec errors of clEnqueueNDRangeKernel)."""
     device = q.device
-    if k.context is not q.context:
-        raise CLError(cl.CL_INVALID_CONTEXT)
-    if device not in k.reflections:
-        raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, "no executable for the queue's device")
-    if not 1 <= work_dim <= 3:
-        raise CLError(cl.CL_INVALID_WORK_DIMENSION)
     if global_ is None:
         raise CLError(cl.CL_INVALID_GLOBAL_WORK_SIZE)
     offset = offset or (0,) * work_dim
@@ -52,33 +64,46 @@ def enqueue(q, k, work_dim: int, offset, global_, local, waits, event) -> None:
             raise CLError(cl.CL_INVALID_GLOBAL_WORK_SIZE, "a global size beyond 32 bits")
         if g + o > SIZE_MAX or o + g > 0xFFFFFFFF:
             raise CLError(cl.CL_INVALID_GLOBAL_OFFSET)
-    unset = k.unset_args()
-    if unset:
-        raise CLError(cl.CL_INVALID_KERNEL_ARGS, f"arguments {unset} are not set")
-    try:
-        image = program_image(k.program, device, q.vk)
-        plan = image.plan(k, device)
-    except VulkanError as e:
-        raise CLError(e.cl_code, str(e)) from None
-    uniform = image.uniform
+    image = plan.image
     if local is None:
         if k.reqd_work_group_size is not None:
             local = tuple(k.reqd_work_group_size[:work_dim])
         elif 0 not in global_:
-            local = choose_local(global_, device, uniform)
-    if 0 in global_:  # OpenCL 2.1+: an empty NDRange does nothing, once its wait list is met
-        from vkcl.core.commands import Marker
-        ev = q.enqueue(Marker(cl.CL_COMMAND_NDRANGE_KERNEL), waits)
-        return give_event(ev, event)
-    _check_local(k, device, global_, local, uniform)
+            local = choose_local(global_, device, image.uniform)
+    if 0 in global_:
+        return EMPTY
+    _check_local(k, device, global_, local, image.uniform)
     static = sum(image.reflection.workgroup_variable_sizes.values())
-    if static + sum(a.local_size for a in k.args if a.kind == "local") > device.local_mem_size:
+    if static + sum(local_sizes) > device.local_mem_size:
         raise CLError(cl.CL_OUT_OF_RESOURCES, "more local memory than the device has")
+    counts = tuple(n // max(1, es) for n, (_, _, es) in zip(local_sizes, plan.locals))
     try:
-        cmd = NDRangeKernel(q, k, plan, work_dim, offset, global_, local)
+        return Launch(plan, q.vk, work_dim, offset, global_, local, counts)
     except VulkanError as e:
         raise CLError(e.cl_code, str(e)) from None
-    give_event(q.enqueue(cmd, waits), event)
+
+
+def enqueue(q, k, work_dim: int, offset, global_, local, waits, event) -> None:
+    """The hot path: everything that depends only on the sizes is cached per kernel plan."""
+    if k.context is not q.context:
+        raise CLError(cl.CL_INVALID_CONTEXT)
+    if k.unset:
+        raise CLError(cl.CL_INVALID_KERNEL_ARGS, f"arguments {k.unset_args()} are not set")
+    plan = _plan(k, q)
+    args = k.args
+    local_sizes = tuple(args[o].local_size for o, _, _ in plan.locals) if plan.locals else ()
+    key = (work_dim, offset, global_, local, local_sizes)
+    launch = plan.launches.get(key)
+    if launch is None:
+        launch = _launch(q, k, plan, work_dim, offset, global_, local, local_sizes)
+        if len(plan.launches) > 256:
+            plan.launches.clear()
+        plan.launches[key] = launch
+    if launch is EMPTY:
+        ev = q.enqueue(Marker(cl.CL_COMMAND_NDRANGE_KERNEL), waits)
+    else:
+        ev = q.enqueue(NDRangeKernel(q, k, plan, launch), waits)
+    give_event(ev, event)
 
 
 def enqueue_nd_range_kernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size,

@@ -10,6 +10,9 @@ from vkcl.core import completion
 from vkcl.core.object import CLObject
 
 QUEUED, SUBMITTED, RUNNING, COMPLETE = cl.CL_QUEUED, cl.CL_SUBMITTED, cl.CL_RUNNING, cl.CL_COMPLETE
+# One condition for every event's status: a waiter re-checks its own event when woken. An
+# event per enqueue cannot afford a Condition (and its RLock) of its own.
+_STATUS = threading.Condition()
 _PROFILE_INDEX = {QUEUED: 0, SUBMITTED: 1, RUNNING: 2, COMPLETE: 4}
 
 
@@ -17,6 +20,7 @@ class Event(CLObject):
     """The event of an enqueued command. Status only moves towards CL_COMPLETE or an error."""
 
     user = False
+    cond = _STATUS
 
     def __init__(self, context, queue, command_type: int):
         super().__init__()
@@ -25,7 +29,6 @@ class Event(CLObject):
         self.command_type = command_type
         self.status = QUEUED
         self.batch = None  # the submitted Batch holding the command (None before submission)
-        self.cond = threading.Condition()
         # queued, submit, start, end, complete (host CLOCK_MONOTONIC ns); filled when profiling
         self.times = [0, 0, 0, 0, 0] if queue is not None and queue.profiling else None
         if self.times is not None:
@@ -48,10 +51,12 @@ class Event(CLObject):
                 self.times[_PROFILE_INDEX[status]] = now
                 if status == COMPLETE:
                     _complete_times(self.times, now)
-            # In status order (SUBMITTED, RUNNING, COMPLETE) when one change passes several.
-            due = sorted(((s, fn) for s, fn in self._callbacks if status <= s), key=lambda c: -c[0])
-            self._callbacks = [(s, fn) for s, fn in self._callbacks if status > s]
-            waiters = list(self._waiters)
+            due = waiters = ()
+            if self._callbacks:  # in status order (SUBMITTED, RUNNING, COMPLETE) when one change passes several
+                due = sorted(((s, fn) for s, fn in self._callbacks if status <= s), key=lambda c: -c[0])
+                self._callbacks = [(s, fn) for s, fn in self._callbacks if status > s]
+            if self._waiters:
+                waiters = list(self._waiters)
             if status <= COMPLETE:
                 self._waiters = []
                 self.cond.notify_all()

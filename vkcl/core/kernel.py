@@ -37,17 +37,19 @@ class Kernel(CLObject):
         self.num_args = ref.num_args if ref.num_args is not None else len(ref.args)
         self.arg_refl = {a.ordinal: a for a in ref.args}
         self.args: list[ArgValue | None] = [None] * self.num_args
+        self.unset = self.num_args  # arguments not set yet (clEnqueueNDRangeKernel checks it)
         self.attributes = ref.attributes
         self.reqd_work_group_size = ref.reqd_work_group_size
         with program.lock:
             if program.building:  # its executable is being replaced
                 raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, "the program is being built")
             program.kernels += 1
-        self.dispatch_cache: dict = {}  # per device: what does not change between enqueues
+        self.plans: dict = {}  # device -> core.ndrange.KernelPlan, made on the first enqueue
 
     def clone(self) -> "Kernel":
         k = Kernel(self.program, self.name, self.reflections)
         k.args = list(self.args)
+        k.unset = self.unset
         return k
 
     def _last_release(self) -> None:
@@ -71,6 +73,12 @@ class Kernel(CLObject):
         handles into objects (raising the right CL error)."""
         if index >= self.num_args:
             raise CLError(cl.CL_INVALID_ARG_INDEX)
+        was_unset = self.args[index] is None
+        self._set_arg(index, size, value, resolve_mem, resolve_sampler, read_bytes)
+        if was_unset:
+            self.unset -= 1
+
+    def _set_arg(self, index: int, size: int, value, resolve_mem, resolve_sampler, read_bytes) -> None:
         kind = self.kind(index)
         refl = self.arg_refl.get(index)
         if kind in POINTER_KINDS or kind == "unused_pointer":

@@ -120,6 +120,10 @@ class Buffer(MemObject):
     def allocation(self, vkdev):
         return self._storage[vkdev]
 
+    def address(self, vkdev) -> int:
+        """The device address of the first byte (what a kernel's pointer argument gets)."""
+        return self._storage[vkdev].address
+
     @property
     def root(self) -> "Buffer":
         return self
@@ -143,6 +147,9 @@ class SubBuffer(MemObject):
 
     def allocation(self, vkdev):
         return self.parent.allocation(vkdev)
+
+    def address(self, vkdev) -> int:
+        return self.parent.address(vkdev) + self.origin
 
     @property
     def root(self) -> Buffer:

@@ -99,6 +99,7 @@ class KernelPlan:
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
         self.pipelines: dict = {}
+        self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
         self.lock = threading.Lock()
 
     def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int):
@@ -174,53 +175,72 @@ def grid_chunks(groups: tuple, max_count: list) -> list:
 
 # --- the command ---------------------------------------------------------------------------------
 
+class Launch:
+    """What one (sizes, offset, __local sizes) of a kernel needs: the dispatches, with the
+    pipelines and the builtin push constants (ids of each region) already in place. Cached on
+    the plan, so repeated enqueues only pack argument bytes."""
+
+    __slots__ = ("dispatches", "builtin_pcs")
+
+    def __init__(self, plan: KernelPlan, vkdev, work_dim: int, offset: tuple, global_: tuple, local: tuple,
+                 local_counts: tuple):
+        n = work_dim
+        pad = lambda t, v: tuple(t) + (v,) * (3 - n)  # noqa: E731
+        b = plan.builtins
+        self.dispatches = []  # (pipeline, region index, base groups, group counts)
+        self.builtin_pcs = []  # per region: push-constant bytes with only the builtins set, or None
+        for start, size, loc in regions(global_, local):
+            groups = tuple(s // l for s, l in zip(size, loc))
+            builtin = None
+            if b:
+                values = {"global_offset": pad(offset, 0), "enqueued_local_size": pad(local, 1),
+                          "global_size": pad(global_, 1),
+                          "region_offset": pad([o + s for o, s in zip(offset, start)], 0),
+                          "num_workgroups": pad([-(-g // l) for g, l in zip(global_, local)], 1),
+                          "region_group_offset": pad([s // l for s, l in zip(start, local)], 0)}
+                pc = bytearray(plan.pc_size)
+                for name, off in b.items():
+                    struct.pack_into("<3I", pc, off, *values[name])
+                builtin = int.from_bytes(pc, "little")
+            region = len(self.builtin_pcs)
+            self.builtin_pcs.append(builtin)
+            pipe = plan.pipeline(pad(loc, 1), local_counts, pad(offset, 0), work_dim)
+            for base, count in grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"]):
+                self.dispatches.append((pipe, region, base, count))
+
+
 class NDRangeKernel(Command):
     command_type = cl.CL_COMMAND_NDRANGE_KERNEL
+    ubo_alloc = dset = printf_alloc = printf_copy = None
 
-    def __init__(self, queue, kernel, plan: KernelPlan, work_dim: int, offset: tuple, global_: tuple,
-                 local: tuple):
+    def __init__(self, queue, kernel, plan: KernelPlan, launch: Launch):
         vkdev = queue.vk
-        self.plan, self.vk = plan, vkdev
-        self.allocator = allocator_for(vkdev)
-        self.ubo_alloc = self.dset = self.printf_alloc = self.printf_copy = None
+        self.plan, self.vk, self.launch = plan, vkdev, launch
         pc = bytearray(plan.pc_size)
         ubo = bytearray(plan.ubo[2]) if plan.ubo else None
         args = kernel.args
+        mems = []
         for ordinal, where, off in plan.pointers:
             mem = args[ordinal].mem
-            addr = mem.region(vkdev).address if mem is not None else 0
-            struct.pack_into("<Q", pc if where == "pc" else ubo, off, addr)
+            if mem is not None:
+                mems.append(mem)
+            struct.pack_into("<Q", pc if where == "pc" else ubo, off, mem.address(vkdev) if mem is not None else 0)
         for ordinal, where, off, size in plan.pods:
             data = args[ordinal].data[:size]
             (pc if where == "pc" else ubo)[off:off + len(data)] = data
-        self.local_counts = tuple(args[o].local_size // max(1, es) for o, _, es in plan.locals)
+        self.mems = mems  # kept alive until the kernel completes
         if plan.constants_pc is not None and plan.image.constants is not None:
             struct.pack_into("<Q", pc, plan.constants_pc, plan.image.constants.address)
-        if plan.printf_size:
-            self._printf_buffer(pc)
-        if ubo is not None:
-            self._uniform_buffer(ubo)
-        # one dispatch per uniform region (and per chunk of a grid too large for one dispatch)
-        b = plan.builtins
-        n = work_dim
-        pad = lambda t, v: tuple(t) + (v,) * (3 - n)  # noqa: E731
-        self.dispatches = []
-        for start, size, loc in regions(global_, local):
-            groups = tuple(s // l for s, l in zip(size, loc))
-            region_pc = bytes(pc)
-            if b:
-                region_pc = bytearray(pc)
-                values = {"global_offset": pad(offset, 0), "enqueued_local_size": pad(local, 1),
-                          "global_size": pad(global_, 1), "region_offset": pad([o + s for o, s in zip(offset, start)], 0),
-                          "num_workgroups": pad([-(-g // l) for g, l in zip(global_, local)], 1),
-                          "region_group_offset": pad([s // l for s, l in zip(start, local)], 0)}
-                for name, off in b.items():
-                    struct.pack_into("<3I", region_pc, off, *values[name])
-                region_pc = bytes(region_pc)
-            pipe = plan.pipeline(pad(loc, 1), self.local_counts, pad(offset, 0), work_dim)
-            for base, count in grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"]):
-                self.dispatches.append((pipe, region_pc, base, count))
-        self.pc_data = ffi.new("char[]", max(1, plan.pc_size))
+        if plan.printf_size or ubo is not None:
+            self.allocator = allocator_for(vkdev)
+            if plan.printf_size:
+                self._printf_buffer(pc)
+            if ubo is not None:
+                self._uniform_buffer(ubo)
+        # The builtin and argument fields of the push constants never overlap.
+        n = plan.pc_size
+        self.pcs = [bytes(pc) if bpc is None else (int.from_bytes(pc, "little") | bpc).to_bytes(n, "little")
+                    for bpc in launch.builtin_pcs]
 
     def _uniform_buffer(self, data: bytearray) -> None:
         a = self.ubo_alloc = self.allocator.allocate(max(16, len(data)), MemoryKind.STAGING)
@@ -252,13 +272,13 @@ class NDRangeKernel(Command):
             lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, plan.layout.handle, s, 1, sets,
                                         0, ffi.NULL)
         bound = None
-        for pipe, pc, base, count in self.dispatches:
+        size, layout = plan.pc_size, plan.layout.handle
+        for pipe, region, base, count in self.launch.dispatches:
             if pipe is not bound:
                 lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
                 bound = pipe
-            if plan.pc_size:
-                ffi.memmove(self.pc_data, pc, plan.pc_size)
-                lib.vkCmdPushConstants(cb, plan.layout.handle, vkp.COMPUTE, 0, plan.pc_size, self.pc_data)
+            if size:
+                lib.vkCmdPushConstants(cb, layout, vkp.COMPUTE, 0, size, self.pcs[region])
             lib.vkCmdDispatchBase(cb, base[0], base[1], base[2], count[0], count[1], count[2])
         if self.printf_copy is not None:
             vkc.full_barrier(cb)
@@ -274,6 +294,7 @@ class NDRangeKernel(Command):
         self.discard()
 
     def discard(self) -> None:
+        self.mems = ()
         for name in ("ubo_alloc", "printf_alloc", "printf_copy"):
             a = getattr(self, name)
             if a is not None:
