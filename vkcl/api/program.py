@@ -279,3 +279,20 @@ def get_program_build_info(program, device, param_name, size, value, size_ret):
     if d not in p.builds:
         raise CLError(cl.CL_INVALID_DEVICE, "device not associated with the program")
     info.answer(BUILD_INFO, param_name, size, value, size_ret, p.builds[d])
+
+
+SPEC_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "f32": 4, "f64": 8}
+
+
+def set_program_specialization_constant(program, spec_id, spec_size, spec_value):
+    p = resolve(program)
+    if p.il is None:
+        raise CLError(cl.CL_INVALID_PROGRAM, "only IL programs have specialisation constants")
+    kind = compiler.il_spec_constants(p.il).get(spec_id)
+    if kind is None:
+        raise CLError(cl.CL_INVALID_SPEC_ID, f"the IL has no specialisation constant {spec_id}")
+    if spec_value == handles.NULL or spec_size != SPEC_SIZES[kind]:
+        raise CLError(cl.CL_INVALID_VALUE, f"specialisation constant {spec_id} takes {SPEC_SIZES[kind]} bytes")
+    data = handles.ffi.buffer(handles.ffi.cast("char *", spec_value), spec_size)[:]
+    with p.lock:
+        p.spec_values[spec_id] = (kind, data)

@@ -16,6 +16,7 @@ from vkcl.compiler.driver import (
     CompileResult, compile_il, compile_object, compile_source, link, spirv_for_device)
 from vkcl.compiler.errors import CompilerError, InvalidBinaryError, InvalidILError, InvalidOptionsError
 from vkcl.compiler.il import check_il, il_supported
+from vkcl.compiler.il import spec_constants as il_spec_constants
 from vkcl.compiler.options import BuildOptions, parse_options
 from vkcl.compiler.reflection import (
     ArgReflection, Binding, KernelReflection, ProgramReflection, parse_reflection, strip_nonsemantic)
@@ -33,6 +34,6 @@ __all__ = [
     "InvalidBinaryError", "InvalidILError", "InvalidOptionsError", "KernelReflection",
     "ProgramBinary", "ProgramReflection", "builtin_shader", "check_il", "compile_il",
     "compile_object", "compile_source", "compiler_version", "descriptor_map_csv",
-    "il_supported", "is_vkcl_binary", "link", "pack", "parse_options", "parse_reflection",
+    "il_spec_constants", "il_supported", "is_vkcl_binary", "link", "pack", "parse_options", "parse_reflection",
     "shader_dir", "shutdown", "spirv_for_device", "start_worker", "strip_nonsemantic", "unpack",
 ]

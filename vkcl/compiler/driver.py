@@ -231,8 +231,10 @@ def link(objects: list[LinkInput], options: BuildOptions | str | None, caps: Dev
     return result
 
 
-def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps) -> CompileResult:
-    """clBuildProgram of an IL program (OpenCL SPIR-V): raises InvalidILError if it is not one."""
+def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
+               spec: dict[int, tuple[str, bytes]] | None = None) -> CompileResult:
+    """clBuildProgram of an IL program (OpenCL SPIR-V), with the specialisation constants
+    {SpecId: (type, value bytes)} set: raises InvalidILError if it is not one."""
     opts = _options(options, "build")
     info = il_mod.check_il(il)
     if opts.cl_std is None:
@@ -241,13 +243,14 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps) 
     if info.address_bits and info.address_bits != caps.address_bits:
         return CompileResult(ok=False, status="error", log=f"the IL uses {info.addressing_model} addressing "
                              f"but the device has {caps.address_bits}-bit addresses\n")
-    key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), bytes(il))
+    spec_text = il_mod.spec_const_argument(spec) if spec else ""
+    key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), bytes(il), spec_text)
     hit = cache.load(key)
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
         result.options = opts.text
         return result
-    bitcode, log = il_mod.to_bitcode(bytes(il), float(settings.get("compile_timeout")))
+    bitcode, log = il_mod.to_bitcode(bytes(il), float(settings.get("compile_timeout")), spec)
     if bitcode is None:
         return CompileResult(ok=False, status="error", log=log, seconds=time.perf_counter() - start)
     result = _compile([bitcode], opts, caps, input_kind="ir", binary_type="executable", cacheable=False)

@@ -6,6 +6,7 @@ compiles like any other bitcode (`-x ir`).
 """
 from __future__ import annotations
 
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -77,8 +78,46 @@ def il_supported() -> bool:
         return False
 
 
-def to_bitcode(il: bytes, timeout: float) -> tuple[bytes | None, str]:
-    """Translate OpenCL SPIR-V to LLVM bitcode: (bitcode, log), bitcode None on failure."""
+OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT = 20, 21, 22
+OP_SPEC_CONSTANT_TRUE, OP_SPEC_CONSTANT_FALSE, OP_SPEC_CONSTANT = 48, 49, 50
+DECORATION_SPEC_ID = 1
+
+
+def spec_constants(il: bytes) -> dict[int, str]:
+    """The IL's specialisation constants: SpecId -> llvm-spirv type name (i1, i32, f64, ...)."""
+    words = spirv.to_words(bytes(il))
+    ids, types, constant_type = {}, {}, {}
+    for pos, op, n in spirv.instructions(words):
+        if op == spirv.OP_DECORATE and n >= 4 and words[pos + 2] == DECORATION_SPEC_ID:
+            ids[words[pos + 1]] = words[pos + 3]
+        elif op == OP_TYPE_BOOL:
+            types[words[pos + 1]] = "i1"
+        elif op == OP_TYPE_INT:
+            types[words[pos + 1]] = f"i{words[pos + 2]}"
+        elif op == OP_TYPE_FLOAT:
+            types[words[pos + 1]] = f"f{words[pos + 2]}"
+        elif op in (OP_SPEC_CONSTANT_TRUE, OP_SPEC_CONSTANT_FALSE, OP_SPEC_CONSTANT):
+            constant_type[words[pos + 2]] = types.get(words[pos + 1])
+    return {spec_id: constant_type[target] for target, spec_id in ids.items() if constant_type.get(target)}
+
+
+def spec_const_argument(values: dict[int, tuple[str, bytes]]) -> str:
+    """llvm-spirv's --spec-const= text for {SpecId: (type, value bytes)}."""
+    parts = []
+    for spec_id, (kind, raw) in sorted(values.items()):
+        if kind.startswith("f"):
+            fmt = {"f16": "<e", "f32": "<f", "f64": "<d"}[kind]
+            value = repr(struct.unpack(fmt, raw[:struct.calcsize(fmt)])[0])
+        else:
+            # llvm-spirv reads integers as unsigned: give it the bits
+            value = str(int(any(raw)) if kind == "i1" else int.from_bytes(raw, "little"))
+        parts.append(f"{spec_id}:{kind}:{value}")
+    return "--spec-const=" + " ".join(parts)
+
+
+def to_bitcode(il: bytes, timeout: float, spec: dict[int, tuple[str, bytes]] | None = None) -> tuple[bytes | None, str]:
+    """Translate OpenCL SPIR-V to LLVM bitcode (with specialisation constants set):
+    (bitcode, log), bitcode None on failure."""
     try:
         exe = toolchain.llvm_spirv()
     except toolchain.ToolMissing as e:
@@ -87,7 +126,8 @@ def to_bitcode(il: bytes, timeout: float) -> tuple[bytes | None, str]:
         src, out = Path(tmp) / "input.spv", Path(tmp) / "output.bc"
         src.write_bytes(il)
         try:
-            proc = subprocess.run([exe, "-r", str(src), "-o", str(out)], capture_output=True,
+            extra = [spec_const_argument(spec)] if spec else []
+            proc = subprocess.run([exe, "-r", *extra, str(src), "-o", str(out)], capture_output=True,
                                   stdin=subprocess.DEVNULL, timeout=timeout)
         except subprocess.TimeoutExpired:
             return None, f"{Path(exe).name} -r timed out after {timeout:g} s\n"

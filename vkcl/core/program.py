@@ -16,11 +16,11 @@ BINARY_TYPE = {"object": cl.CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
                "executable": cl.CL_PROGRAM_BINARY_TYPE_EXECUTABLE}
 
 
-def _il_object(il: bytes, caps) -> compiler.CompileResult:
+def _il_object(il: bytes, caps, spec: dict) -> compiler.CompileResult:
     """clCompileProgram of an IL program: its LLVM bitcode is the compiled object."""
     from vkcl import config
     from vkcl.compiler import il as il_mod
-    bitcode, text = il_mod.to_bitcode(il, float(config.get("compile_timeout")))
+    bitcode, text = il_mod.to_bitcode(il, float(config.get("compile_timeout")), spec)
     if bitcode is None:
         return compiler.CompileResult(ok=False, log=text, status="error")
     return compiler.CompileResult(ok=True, log=text, bitcode=bitcode, binary_type="object", cl_std="CL3.0",
@@ -63,6 +63,7 @@ class Program(CLObject):
         self.context = context
         self.devices = devices
         self.source = source
+        self.spec_values: dict[int, tuple[str, bytes]] = {}  # clSetProgramSpecializationConstant
         self.il = il
         self.builds = {d: DeviceBuild((binaries or {}).get(d)) for d in devices}
         self.kernels = 0  # kernel objects attached (a rebuild is then CL_INVALID_OPERATION)
@@ -120,7 +121,7 @@ class Program(CLObject):
             if self.source is not None:
                 return compiler.compile_source(self.source, options, caps)
             if self.il is not None:
-                return compiler.compile_il(self.il, options, caps)
+                return compiler.compile_il(self.il, options, caps, self.spec_values)
             r = b.result  # from clCreateProgramWithBinary
             if r is None:
                 return compiler.CompileResult(ok=False, log="the program has no source, IL or binary\n")
@@ -137,7 +138,7 @@ class Program(CLObject):
     def compile(self, devices: list, options: compiler.BuildOptions, headers: dict[str, str], notify=None) -> bool:
         def work(device, b: DeviceBuild) -> compiler.CompileResult:
             if self.source is None:  # an IL program: its bitcode is the object
-                return _il_object(self.il, device.compiler_caps)
+                return _il_object(self.il, device.compiler_caps, self.spec_values)
             return compiler.compile_object(self.source, options, device.compiler_caps, headers)
         return self.start(devices, options.text or "", work, notify, lambda d: options.kernel_arg_info)
 

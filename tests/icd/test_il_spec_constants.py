@@ -1,0 +1,66 @@
+"""clSetProgramSpecializationConstant on an IL program (through pyopencl; its high-level
+Program does not expose the call, its _Program does)."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+pytest.importorskip("pyopencl")
+TOOLS = ("clang-15", "llvm-spirv-15", "spirv-dis", "spirv-as")
+
+
+@pytest.fixture(scope="module")
+def il_with_spec_constant(tmp_path_factory):
+    if not all(shutil.which(t) for t in TOOLS):
+        pytest.skip("needs " + ", ".join(TOOLS))
+    d = tmp_path_factory.mktemp("il")
+    (d / "k.cl").write_text("kernel void k(global int *o) { o[get_global_id(0)] = 12345; }\n")
+    subprocess.run(["clang-15", "-x", "cl", "-cl-std=CL1.2", "-target", "spir64-unknown-unknown", "-emit-llvm",
+                    "-c", "-O2", str(d / "k.cl"), "-o", str(d / "k.bc")], check=True)
+    subprocess.run(["llvm-spirv-15", str(d / "k.bc"), "-o", str(d / "k.spv")], check=True)
+    text = subprocess.run(["spirv-dis", "--raw-id", str(d / "k.spv")], check=True, capture_output=True,
+                          text=True).stdout
+    # The literal becomes specialisation constant 7 (default 12345).
+    m = re.search(r"^\s*(%\d+) = OpConstant (%\d+) 12345$", text, re.M)
+    assert m, text
+    text = text.replace(m.group(0), f"{m.group(1)} = OpSpecConstant {m.group(2)} 12345")
+    text = text.replace("OpDecorate", f"OpDecorate {m.group(1)} SpecId 7\nOpDecorate", 1)
+    (d / "s.spvasm").write_text(text)
+    subprocess.run(["spirv-as", "--target-env", "spv1.0", str(d / "s.spvasm"), "-o", str(d / "s.spv")], check=True)
+    return (d / "s.spv").read_bytes()
+
+
+def test_specialisation_constant_set_and_errors(python_with_icd, il_with_spec_constant, tmp_path):
+    (tmp_path / "il.spv").write_bytes(il_with_spec_constant)
+    result = python_with_icd(f"""
+import numpy as np, pyopencl as cl
+plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(plat.get_devices()); q = cl.CommandQueue(ctx)
+il = open({str(tmp_path / "il.spv")!r}, "rb").read()
+def run(value=None):
+    p = cl.Program(ctx, il)
+    if value is not None:
+        p._get_prg().set_specialization_constant(7, np.int32(value))
+    p = p.build()
+    o = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64)
+    p.k(q, (16,), None, o)
+    r = np.empty(16, np.int32); cl.enqueue_copy(q, r, o); q.finish()
+    return r
+assert (run() == 12345).all()
+assert (run(-7) == -7).all()
+p = cl.Program(ctx, il)
+for bad, code in ((lambda: p._get_prg().set_specialization_constant(8, np.int32(1)), "INVALID_SPEC_ID"),
+                  (lambda: p._get_prg().set_specialization_constant(7, np.int64(1)), "INVALID_VALUE")):
+    try:
+        bad(); raise SystemExit("no error")
+    except cl.Error as e:
+        assert code in str(e), e
+src = cl.Program(ctx, "kernel void k(global int *o) {{}}")
+try:
+    src._get_prg().set_specialization_constant(7, np.int32(1)); raise SystemExit("no error")
+except cl.Error as e:
+    assert "INVALID_PROGRAM" in str(e), e
+print("OK")
+""")
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout + result.stderr
