@@ -50,3 +50,12 @@ def test_variable_pointers_dropped_only_when_unused(tmp_path):
     result = compiler.compile_source(select, "", CAPS)
     assert result.ok, result.log
     assert "VariablePointers" in _disassemble(result.spirv, tmp_path)
+
+
+def test_workgroup_sizes_are_per_kernel():
+    from vkcl.compiler import spirv
+    src = ("kernel void a(global int *o) { local int t[256]; t[get_local_id(0)] = 1; o[0] = t[1]; }"
+           "kernel void b(global int *o, local int *l) { l[0] = 1; o[0] = l[0]; }")
+    result = compiler.compile_source(src, "", CAPS)
+    assert result.ok, result.log
+    assert spirv.workgroup_sizes(result.spirv) == {"a": 1024, "b": 0}

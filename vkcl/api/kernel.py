@@ -4,6 +4,7 @@ from __future__ import annotations
 from operator import attrgetter as a
 
 from vkcl._gen import cl
+from vkcl.compiler import spirv
 from vkcl.api import handles, info
 from vkcl.api.device import resolve as resolve_device
 from vkcl.api.program import drop_if_unused, resolve as resolve_program
@@ -135,7 +136,7 @@ def _kernel_device(k: Kernel, device):
 def _local_mem(k: Kernel, d) -> int:
     """Local memory the kernel uses: its __local variables plus the __local arguments set."""
     ex = k.program.executable(d)
-    static = sum(ex.reflection.workgroup_variable_sizes.values()) if ex is not None else 0
+    static = spirv.workgroup_sizes(ex.spirv).get(k.name, 0) if ex is not None else 0
     return static + sum(a.local_size for a in k.args if a is not None and a.kind == "local")
 
 

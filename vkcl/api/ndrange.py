@@ -15,7 +15,7 @@ SIZE_MAX = (1 << 64) - 1
 
 
 def _sizes(ptr, n: int) -> tuple | None:
-    return None if ptr == handles.NULL else tuple(int(ptr[i]) for i in range(n))
+    return None if ptr == handles.NULL else tuple(ptr[0:n])
 
 
 def _check_local(kernel, device, global_: tuple, local: tuple, uniform: bool) -> None:
@@ -73,7 +73,7 @@ def _launch(q, k, plan, work_dim: int, offset, global_, local, local_sizes):
     if 0 in global_:
         return EMPTY
     _check_local(k, device, global_, local, image.uniform)
-    static = sum(image.reflection.workgroup_variable_sizes.values())
+    static = image.static_local.get(k.name, 0)
     if static + sum(local_sizes) > device.local_mem_size:
         raise CLError(cl.CL_OUT_OF_RESOURCES, "more local memory than the device has")
     counts = tuple(n // max(1, es) for n, (_, _, es) in zip(local_sizes, plan.locals))
@@ -110,7 +110,7 @@ def enqueue_nd_range_kernel(command_queue, kernel, work_dim, global_work_offset,
                             num_events, event_wait_list, event):
     q = resolve_queue(command_queue)
     k = resolve_kernel(kernel)
-    waits = wait_list(q.context, num_events, event_wait_list)
+    waits = wait_list(q.context, num_events, event_wait_list) if num_events or event_wait_list != handles.NULL else ()
     if not 1 <= work_dim <= 3:
         raise CLError(cl.CL_INVALID_WORK_DIMENSION)
     enqueue(q, k, work_dim, _sizes(global_work_offset, work_dim), _sizes(global_work_size, work_dim),

@@ -192,3 +192,77 @@ def strip_nonsemantic(spirv: bytes) -> bytes:
         cursor = pos + count
     out.extend(words[cursor:])
     return to_bytes(out)
+
+
+OP_FUNCTION_END, OP_FUNCTION_CALL = 56, 57
+SC_WORKGROUP = 4
+
+
+def global_variables(words: array) -> dict[int, tuple[int, int]]:
+    """Module-scope OpVariables: id -> (storage class, pointee type)."""
+    pointers, out = {}, {}
+    function = False
+    for pos, op, count in instructions(words):
+        if op == OP_TYPE_POINTER:
+            pointers[words[pos + 1]] = words[pos + 3]
+        elif op == OP_FUNCTION:
+            function = True
+        elif op == OP_FUNCTION_END:
+            function = False
+        elif op == OP_VARIABLE and not function:
+            out[words[pos + 2]] = (words[pos + 3], pointers.get(words[pos + 1], 0))
+    return out
+
+
+def variables_used(words: array, variables) -> dict[int, set[int]]:
+    """Entry-point function id -> the global variables its body (and its callees') names."""
+    direct: dict[int, set[int]] = {}
+    calls: dict[int, set[int]] = {}
+    function = None
+    for pos, op, count in instructions(words):
+        if op == OP_FUNCTION:
+            function = words[pos + 2]
+            direct[function], calls[function] = set(), set()
+        elif op == OP_FUNCTION_END:
+            function = None
+        elif function is not None:
+            if op == OP_FUNCTION_CALL:
+                calls[function].add(words[pos + 3])
+            direct[function].update(w for w in words[pos + 1:pos + count] if w in variables)
+    closed = {}
+    for f in direct:
+        seen, todo, used = {f}, [f], set()
+        while todo:
+            g = todo.pop()
+            used |= direct.get(g, set())
+            for h in calls.get(g, ()):
+                if h not in seen:
+                    seen.add(h)
+                    todo.append(h)
+        closed[f] = used
+    return closed
+
+
+def workgroup_sizes(spirv: bytes) -> dict[str, int]:
+    """Bytes of static __local (Workgroup) variables each entry point uses, by name."""
+    words = to_words(spirv)
+    variables = global_variables(words)
+    used = variables_used(words, variables)
+    types: dict[int, tuple[int, tuple]] = {}
+    constants: dict[int, int] = {}
+    entries = {}
+    for pos, op, count in instructions(words):
+        if op in (OP_TYPE_INT, OP_TYPE_FLOAT):
+            types[words[pos + 1]] = (op, (words[pos + 2],))
+        elif op in (OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY):
+            types[words[pos + 1]] = (op, (words[pos + 2], words[pos + 3]))
+        elif op == OP_TYPE_STRUCT:
+            types[words[pos + 1]] = (op, tuple(words[pos + 2:pos + count]))
+        elif op == OP_CONSTANT:
+            constants[words[pos + 2]] = words[pos + 3]
+        elif op == OP_ENTRY_POINT:
+            name, _ = literal_string(words, pos + 3, pos + count)
+            entries[name] = words[pos + 2]
+    return {name: sum(_type_size(variables[v][1], types, constants, {}, {})
+                      for v in used.get(f, ()) if variables[v][0] == SC_WORKGROUP)
+            for name, f in entries.items()}

@@ -13,6 +13,11 @@
    16x16 local tile read back transposed wrong; the same SPIR-V without the capability was
    right). Pointers into physical storage buffers never need it, so it is removed when no
    instruction makes a Workgroup or StorageBuffer pointer the way only it allows.
+4. Foreign push-constant blocks in an entry point's interface (prune_push_constant_interfaces):
+   clspv can list another kernel's push-constant variable in a kernel's OpEntryPoint (seen:
+   two kernels of one program, one taking a padded struct by value). An entry point may have
+   one push-constant block, so its pipeline failed (VK_ERROR_UNKNOWN); each entry point keeps
+   only the push-constant variables its function uses.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -45,7 +50,36 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 
 def repair(data: bytes) -> bytes:
-    return drop_unused_variable_pointers(narrow_access_chain_indices(fix_negative_pointer_offsets(data)))
+    data = fix_negative_pointer_offsets(data)
+    data = narrow_access_chain_indices(data)
+    data = drop_unused_variable_pointers(data)
+    return prune_push_constant_interfaces(data)
+
+
+SC_PUSH_CONSTANT = 9
+
+
+def prune_push_constant_interfaces(data: bytes) -> bytes:
+    words = spirv.to_words(data)
+    variables = spirv.global_variables(words)
+    push = {v for v, (sc, _) in variables.items() if sc == SC_PUSH_CONSTANT}
+    if len(push) < 2:
+        return data
+    used = spirv.variables_used(words, variables)
+    out, changed = words[:spirv.HEADER_WORDS], False
+    for pos, op, n in spirv.instructions(words):
+        inst = words[pos:pos + n]
+        if op == spirv.OP_ENTRY_POINT:
+            _, nxt = spirv.literal_string(words, pos + 3, pos + n)
+            mine = used.get(words[pos + 2], set())
+            keep = [v for v in words[nxt:pos + n] if v not in push or v in mine]
+            if len(keep) != pos + n - nxt:
+                changed = True
+                inst = words[pos:nxt]
+                inst.extend(keep)
+                inst[0] = (len(inst) << 16) | op
+        out.extend(inst)
+    return spirv.to_bytes(out) if changed else data
 
 
 def drop_unused_variable_pointers(data: bytes) -> bytes:

@@ -56,6 +56,10 @@ class Barrier(Command):
         vkc.full_barrier(cb)
 
 
+# Transfers at least this large go straight between the application's pages and the GPU.
+DIRECT_TRANSFER_MIN = 4 << 20
+
+
 class _Staged(Command):
     """A command with a staging allocation freed once it completed."""
 
@@ -74,6 +78,26 @@ class _Staged(Command):
             self.allocator.free(self.staging)
             self.staging = None
 
+    def _host_view(self, vkdev, ptr, regions) -> int | None:
+        """On a discrete GPU, for a large transfer: import the application's own pages
+        (VK_EXT_external_memory_host) so the GPU copies them directly, with no host copy
+        through staging. Returns the byte offset of `ptr` in the view, or None."""
+        total = sum(n for _, _, n in regions)
+        if total < DIRECT_TRANSFER_MIN or vkdev.physical.is_uma:
+            return None
+        self.allocator = allocator_for(vkdev)
+        align = self.allocator.import_alignment
+        if not align:
+            return None
+        start = int(ffi.cast("uintptr_t", ptr)) + min(h for h, _, _ in regions)
+        end = int(ffi.cast("uintptr_t", ptr)) + max(h + n for h, _, n in regions)
+        base = start & ~(align - 1)  # whole pages: the application's buffer need not be aligned
+        view = self.allocator.import_host(base, -(-(end - base) // align) * align)
+        if view is None:
+            return None
+        self.staging = view
+        return int(ffi.cast("uintptr_t", ptr)) - base
+
     def discard(self) -> None:
         self._free_staging()
 
@@ -87,18 +111,22 @@ class WriteBuffer(_Staged):
         """regions: (host byte offset from src, buffer byte offset, size)."""
         self.command_type = command_type or self.command_type
         self.mems = (mem,)
+        r = mem.region(vkdev)
+        self.dst = r.buffer
+        at = self._host_view(vkdev, src, regions)
+        if at is not None:
+            self.copies = [(self.staging.offset + at + h, r.offset + b, n) for h, b, n in regions]
+            return
         total = sum(n for _, _, n in regions)
         st = self._stage(vkdev, max(total, 1), MemoryKind.STAGING)
         src = ffi.cast("char *", src)
         pos, self.copies = 0, []
-        r = mem.region(vkdev)
         for h, b, n in regions:
             ffi.memmove(st.host_ptr + pos, src + h, n)
             self.copies.append((st.offset + pos, r.offset + b, n))
             pos += n
         if not st.coherent:
             self.allocator.flush(st)
-        self.dst = r.buffer
 
     def record(self, cb) -> None:
         if self.copies:
@@ -117,11 +145,16 @@ class ReadBuffer(_Staged):
         """regions: (host byte offset from dst, buffer byte offset, size)."""
         self.command_type = command_type or self.command_type
         self.mems = (mem,)
-        total = sum(n for _, _, n in regions)
-        st = self._stage(vkdev, max(total, 1), MemoryKind.READBACK)
         r = mem.region(vkdev)
         self.src, self.dst = r.buffer, ffi.cast("char *", dst)
-        pos, self.copies, self.outs = 0, [], []
+        self.outs = []
+        at = self._host_view(vkdev, dst, regions)
+        if at is not None:  # the GPU writes the application's pages itself
+            self.copies = [(r.offset + b, self.staging.offset + at + h, n) for h, b, n in regions]
+            return
+        total = sum(n for _, _, n in regions)
+        st = self._stage(vkdev, max(total, 1), MemoryKind.READBACK)
+        pos, self.copies = 0, []
         for h, b, n in regions:
             self.copies.append((r.offset + b, st.offset + pos, n))
             self.outs.append((h, pos, n))

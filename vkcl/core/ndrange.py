@@ -11,6 +11,7 @@ import struct
 import threading
 
 from vkcl import compiler
+from vkcl.compiler import spirv
 from vkcl._gen import cl
 from vkcl.core import printf
 from vkcl.core.commands import Command
@@ -32,6 +33,7 @@ class ProgramImage:
         self.reflection = result.reflection
         self.module = vkp.shader_module(vkdev, compiler.spirv_for_device(result.spirv, caps))
         self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
+        self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload

@@ -6,6 +6,9 @@ import threading
 from vkcl import log
 
 _log = log.get("refcount")
+# One lock for every object's count: objects are made on every enqueue (events), and a
+# lock each would cost more than the rare contention on a shared one.
+_REF_LOCK = threading.Lock()
 
 
 class CLObject:
@@ -18,9 +21,10 @@ class CLObject:
 
     handle = None  # set by vkcl.api.handles
 
+    _ref_lock = _REF_LOCK
+
     def __init__(self) -> None:
         self.refcount = 1
-        self._ref_lock = threading.Lock()
 
     def retain(self) -> None:
         with self._ref_lock:

@@ -106,7 +106,7 @@ class CommandQueue(CLObject):
 
     def _record(self, cmd) -> None:
         ev = cmd.event
-        if any(e.status < 0 for e in cmd.waits):
+        if cmd.waits and any(e.status < 0 for e in cmd.waits):
             cmd.discard()
             ev.fail(cl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
             return
@@ -147,7 +147,10 @@ class CommandQueue(CLObject):
         self.batch = Batch(self, self.pool.begin())
         return self.batch
 
-    def _submit(self) -> None:
+    def _submit(self, waiter: bool = False) -> None:
+        """Submit the open batch. `waiter`: the caller is about to wait for it and retire it
+        itself, so the completion thread is not woken to compete for the GIL (a round trip,
+        enqueue + clFinish, pays for that wake-up otherwise)."""
         b = self.batch
         if b is None or not b.commands:
             return
@@ -163,7 +166,8 @@ class CommandQueue(CLObject):
         for cmd in b.commands:
             cmd.event.batch = b
             cmd.event.set_status(SUBMITTED, submitted)
-        self.completion.watch(self)
+        if not waiter:
+            self.completion.watch(self)
 
     # --- flushing and waiting ------------------------------------------------------------
 
@@ -177,7 +181,7 @@ class CommandQueue(CLObject):
             if event.batch is not None:
                 return True
             if self.batch is not None and any(c.event is event for c in self.batch.commands):
-                self._submit()
+                self._submit(waiter=True)
                 return True
             return False
 
@@ -237,7 +241,7 @@ class CommandQueue(CLObject):
         """clFinish: every command enqueued so far has completed."""
         while True:
             with self.lock:
-                self._submit()
+                self._submit(waiter=True)
                 # The last held command (in an out-of-order queue, earlier ones may still be
                 # held after it is released: the loop comes back for them), else the last batch.
                 held = self.held[-1].event if self.held else None

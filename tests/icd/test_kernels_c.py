@@ -1,0 +1,50 @@
+"""Real kernels through the ICD loader (tests/icd/c/kernels.c, one section per test). Every
+result is checked on the host: exactly for integers, within tolerances derived from a double
+reference for floats."""
+import pytest
+from checks import assert_passed
+
+SECTIONS = [
+    "vector_add",      # float c = a + b over 100003 elements (exact: IEEE addition)
+    "saxpy",           # float saxpy; double daxpy where CL_DEVICE_EXTENSIONS has cl_khr_fp64
+    "reduction",       # int sums with a __local argument and barriers (local 64/256/1024); float sum+max, 2 locals
+    "scan",            # work-group inclusive scan, a second pass over the block sums, a third adding bases
+    "sgemm",           # 256x224 * 224x192, 16x16 tiles: local float tile[16][16] and flat local arrays
+    "histogram",       # atomic_inc into 256 bins; atomic_inc tickets unique; atomic min/max/add/xor
+    "nbody",           # float4 accelerations, tiled in local memory
+    "mandelbrot",      # iteration counts against the host's float loop, < 1% mismatches
+    "stencil_offset",  # 2-D 5-point stencil enqueued on the interior with a global offset (1, 1)
+    "struct_arg",      # structs by value: {float, int, float2}; one with padding, between scalars
+    "struct_arg_shared_program",  # two kernels, one taking a padded struct: one push-constant block each
+    "printf",          # kernel printf reaches stdout before clFinish returns (checked below)
+    "ndrange_3d",      # every id and size in 3 dimensions, NULL local size, with and without offsets
+    "big_grid",        # 65535*2+7 work-groups of 1, every element; again with an offset
+    "non_uniform",     # -cl-std=CL2.0: the last group's local size, group id, enqueued local size (1-D, 2-D)
+    "task",            # clEnqueueTask: a serial loop, and the ids and sizes of the single work-item
+    "arg_capture",     # arguments (buffer, scalars, __local size) captured at enqueue time
+    "many_args",       # 12, 16 and 32 buffers + 6 ints (beyond push constants: a uniform buffer); 18 mixed
+    "errors",          # the error codes of clEnqueueNDRangeKernel and clEnqueueTask
+    "local_mem_other_kernel",  # a kernel's __local budget ignores other kernels' static arrays
+    "empty_range",     # a global size with a 0 dimension completes without running (OpenCL 2.1+)
+]
+
+PRINTF_LINES = [
+    "vkcl-printf item 0 of 4: value=10 half=5.00",
+    "vkcl-printf item 1 of 4: value=21 half=10.50",
+    "vkcl-printf item 2 of 4: value=32 half=16.00",
+    "vkcl-printf item 3 of 4: value=43 half=21.50",
+    "vkcl-printf literal 4000000000 ff Z|   42|7   |",
+]
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_kernels(c_program, section):
+    result = c_program("kernels").run(section)
+    assert_passed(result)
+    assert f"-- {section}" in result.stdout
+    if section == "printf":  # written by vkcl to fd 1 after the kernel, before clFinish returns
+        lines = result.stdout.splitlines()
+        for want in PRINTF_LINES:
+            assert want in lines, result.stdout
+        before, after = lines.index("host: before enqueue"), lines.index("host: after finish")
+        assert all(before < lines.index(want) < after for want in PRINTF_LINES), result.stdout
