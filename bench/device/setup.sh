@@ -39,6 +39,10 @@ python3 icd/build.py
 # A vendors directory with every ICD of the machine plus vkcl, for runs that compare them.
 mkdir -p $STAGE/vendors
 cp /etc/OpenCL/vendors/*.icd $STAGE/vendors/ 2>/dev/null || true
+# NVIDIA's OpenCL is found by its own loader, not through /etc/OpenCL/vendors: name it.
+if ldconfig -p | grep -q libnvidia-opencl.so.1; then
+    echo libnvidia-opencl.so.1 > $STAGE/vendors/nvidia.icd
+fi
 cp build/vendors/vkcl.icd $STAGE/vendors/
 export VKCL_ALL_VENDORS=$STAGE/vendors
 set +e
