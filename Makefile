@@ -61,7 +61,7 @@ uninstall:
 	$(SUDO) rm -f $(DESTDIR)$(PREFIX)/lib/vkcl/libvkcl.so $(DESTDIR)/etc/OpenCL/vendors/vkcl.icd
 
 bench: build
-	$(VPY) bench/run.py
+	$(VPY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

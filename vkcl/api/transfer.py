@@ -41,9 +41,10 @@ def _submit(q, cmd, waits, blocking: bool, event) -> Event:
     return ev
 
 
-def _direct(q, mem, waits, blocking: bool) -> bool:
-    """A blocking transfer the host can do itself: nothing is pending and the bytes are host-visible."""
-    return blocking and not waits and q.idle() and direct_host_access(mem, q.vk)
+def _direct(q, mem, waits) -> bool:
+    """A transfer the host can do itself, now: nothing is pending and the bytes are
+    host-visible. A non-blocking one may complete before the call returns too."""
+    return not waits and q.idle() and direct_host_access(mem, q.vk)
 
 
 def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
@@ -63,7 +64,7 @@ def enqueue_read_buffer(command_queue, buffer, blocking_read, offset, size, ptr,
     if ptr == handles.NULL:
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, True)
-    if _direct(q, mem, waits, blocking_read):
+    if _direct(q, mem, waits):
         return _host_copy(q, cl.CL_COMMAND_READ_BUFFER, ptr, mem.region(q.vk).host_ptr + offset, size, event)
     _submit(q, cmds.ReadBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_read, event)
 
@@ -77,7 +78,7 @@ def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, pt
     if ptr == handles.NULL:
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, False)
-    if _direct(q, mem, waits, blocking_write):
+    if _direct(q, mem, waits):
         return _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
     _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
 

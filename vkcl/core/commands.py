@@ -9,6 +9,7 @@ from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 ffi = vkc.ffi
+lib = vkc.lib
 
 
 class Command:
@@ -58,6 +59,8 @@ class Barrier(Command):
 
 # Transfers at least this large go straight between the application's pages and the GPU.
 DIRECT_TRANSFER_MIN = 4 << 20
+# Writes up to this size (vkCmdUpdateBuffer's limit) travel in the command buffer.
+UPDATE_MAX = 65536
 
 
 class _Staged(Command):
@@ -106,6 +109,7 @@ class WriteBuffer(_Staged):
     """Host -> buffer regions: the host data is copied to staging now, the GPU copies it in order."""
 
     command_type = cl.CL_COMMAND_WRITE_BUFFER
+    updates: list = []
 
     def __init__(self, vkdev, mem: MemObject, regions: list[tuple[int, int, int]], src, command_type=None):
         """regions: (host byte offset from src, buffer byte offset, size)."""
@@ -113,6 +117,17 @@ class WriteBuffer(_Staged):
         self.mems = (mem,)
         r = mem.region(vkdev)
         self.dst = r.buffer
+        total = sum(n for _, _, n in regions)
+        if total <= UPDATE_MAX and all((r.offset + b) % 4 == 0 and n % 4 == 0 for _, b, n in regions):
+            # Small: the data travels inside the command buffer (vkCmdUpdateBuffer), no staging.
+            src = ffi.cast("char *", src)
+            self.updates = []
+            for h, b, n in regions:
+                data = ffi.new("char[]", n)
+                ffi.memmove(data, src + h, n)
+                self.updates.append((r.offset + b, n, data))
+            self.copies = []
+            return
         at = self._host_view(vkdev, src, regions)
         if at is not None:
             self.copies = [(self.staging.offset + at + h, r.offset + b, n) for h, b, n in regions]
@@ -129,10 +144,13 @@ class WriteBuffer(_Staged):
             self.allocator.flush(st)
 
     def record(self, cb) -> None:
+        for offset, n, data in self.updates:
+            lib.vkCmdUpdateBuffer(cb, self.dst, offset, n, data)
         if self.copies:
             vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
 
     def complete(self) -> None:
+        self.updates = ()
         self._free_staging()
 
 
