@@ -119,7 +119,9 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        _attach_output(result, out.binary)
+        # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
+        contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
+        _attach_output(result, out.binary, contraction)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -133,7 +135,10 @@ def _safe_version() -> str:
         return "unavailable"
 
 
-def _attach_output(result: CompileResult, binary: bytes) -> None:
+_contract_off = re.compile(rb"#\s*pragma\s+OPENCL\s+FP_CONTRACT\s+OFF")
+
+
+def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -142,7 +147,7 @@ def _attach_output(result: CompileResult, binary: bytes) -> None:
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary)
+        binary = spirv_fixes.repair(binary, contraction)
         result.reflection = parse_reflection(binary)
         result.spirv = binary
     except (ReflectionError, spirv.SpirvFormatError) as e:
