@@ -67,6 +67,7 @@ class _Staged(Command):
     """A command with a staging allocation freed once it completed."""
 
     staging = None
+    own_buffer = src_buffer = dst_buffer = None  # a direct transfer's host-side VkBuffer
 
     def _stage(self, vkdev, size: int, kind: MemoryKind):
         self.allocator = allocator_for(vkdev)
@@ -89,6 +90,12 @@ class _Staged(Command):
         if total < DIRECT_TRANSFER_MIN or vkdev.physical.is_uma:
             return None
         self.allocator = allocator_for(vkdev)
+        address = int(ffi.cast("uintptr_t", ptr))
+        lo = min(h for h, _, _ in regions)
+        own = self.allocator.find_host(address + lo, max(h + n for h, _, n in regions) - lo)
+        if own is not None:  # vkcl's own mapped memory (an ALLOC_HOST_PTR buffer): copy from it
+            self.own_buffer, at = own
+            return at - lo
         align = self.allocator.import_alignment
         if not align:
             return None
@@ -130,7 +137,9 @@ class WriteBuffer(_Staged):
             return
         at = self._host_view(vkdev, src, regions)
         if at is not None:
-            self.copies = [(self.staging.offset + at + h, r.offset + b, n) for h, b, n in regions]
+            self.src_buffer = self.own_buffer or self.staging.buffer
+            base = 0 if self.own_buffer else self.staging.offset
+            self.copies = [(base + at + h, r.offset + b, n) for h, b, n in regions]
             return
         total = sum(n for _, _, n in regions)
         st = self._stage(vkdev, max(total, 1), MemoryKind.STAGING)
@@ -147,7 +156,7 @@ class WriteBuffer(_Staged):
         for offset, n, data in self.updates:
             lib.vkCmdUpdateBuffer(cb, self.dst, offset, n, data)
         if self.copies:
-            vkc.copy_buffer(cb, self.staging.buffer, self.dst, self.copies)
+            vkc.copy_buffer(cb, self.src_buffer or self.staging.buffer, self.dst, self.copies)
 
     def complete(self) -> None:
         self.updates = ()
@@ -168,7 +177,9 @@ class ReadBuffer(_Staged):
         self.outs = []
         at = self._host_view(vkdev, dst, regions)
         if at is not None:  # the GPU writes the application's pages itself
-            self.copies = [(r.offset + b, self.staging.offset + at + h, n) for h, b, n in regions]
+            self.dst_buffer = self.own_buffer or self.staging.buffer
+            base = 0 if self.own_buffer else self.staging.offset
+            self.copies = [(r.offset + b, base + at + h, n) for h, b, n in regions]
             return
         total = sum(n for _, _, n in regions)
         st = self._stage(vkdev, max(total, 1), MemoryKind.READBACK)
@@ -180,10 +191,12 @@ class ReadBuffer(_Staged):
 
     def record(self, cb) -> None:
         if self.copies:
-            vkc.copy_buffer(cb, self.src, self.staging.buffer, self.copies)
+            vkc.copy_buffer(cb, self.src, self.dst_buffer or self.staging.buffer, self.copies)
 
     def complete(self) -> None:
         st = self.staging
+        if st is None:  # the GPU wrote the host memory directly
+            return
         if not st.coherent:
             self.allocator.invalidate(st)
         for h, pos, n in self.outs:

@@ -109,7 +109,11 @@ class Buffer(MemObject):
             alloc = allocator.import_host(self.host_ptr, self.size)
             self.imported = alloc is not None
         if alloc is None:
-            alloc = allocator.allocate(self.size, MemoryKind.DEVICE)
+            # CL_MEM_ALLOC_HOST_PTR asks for host-accessible memory: on a discrete GPU, pinned
+            # host memory the device reaches over the bus (as NVIDIA's OpenCL does): maps are
+            # then zero-copy and transfers from it are direct DMA.
+            host = self.flags & cl.CL_MEM_ALLOC_HOST_PTR and not vkdev.physical.is_uma
+            alloc = allocator.allocate(self.size, MemoryKind.STAGING if host else MemoryKind.DEVICE)
         self._storage[vkdev] = alloc
         weakref.finalize(self, allocator.free, alloc)
 

@@ -198,7 +198,7 @@ class Allocator:
             ks.count -= 1
             block.count -= 1
             if block.dedicated:
-                self._destroy_block(block)
+                self._retire_dedicated(pool, block)
             elif pool.release(block, a.offset, a._span):
                 if pool.spare is None and self.keep_spare:
                     pool.spare = block
@@ -223,8 +223,31 @@ class Allocator:
             size //= 2
         pool.add_block(block)
 
+    # Large host-visible blocks are kept for reuse: staging for maps and transfers of big
+    # buffers would otherwise allocate, pin and free hundreds of MiB each time.
+    RECYCLE_BYTES = 1 << 30
+
+    def _retire_dedicated(self, pool: Pool, block: Block) -> None:
+        recycled = getattr(pool, "recycled", None)
+        if recycled is not None and pool.host_visible and not block.imported and \
+                sum(b.size for b in recycled) + block.size <= self.RECYCLE_BYTES:
+            del pool.blocks[block.id]
+            recycled.append(block)
+        else:
+            self._destroy_block(block)
+
     def _dedicated(self, pool: Pool, span: int, align: int):
         extra = align - pool.base_align if align > pool.base_align else 0
+        recycled = pool.recycled
+        fits = [b for b in recycled if span + extra <= b.size <= 2 * (span + extra)]
+        if fits:
+            block = min(fits, key=lambda b: b.size)
+            recycled.remove(block)
+            pool.blocks[block.id] = block
+            block.count = 1
+            offset = -block.address & (align - 1)
+            block.used = span
+            return block, offset
         block = self._create_block(pool, span + extra, dedicated=True)
         block.dedicated = True
         pool.blocks[block.id] = block
@@ -239,6 +262,7 @@ class Allocator:
         heap = pool.heap
         if self._heap_reserved[heap] + size > self._heap_size[heap]:
             self._release_spares(heap)
+            self._release_recycled()
             if self._heap_reserved[heap] + size > self._heap_size[heap]:
                 raise AllocationFailed(message=f"memory heap {heap} is full: {self._heap_reserved[heap]} "
                                                f"of {self._heap_size[heap]} bytes in use, {size} more asked")
@@ -303,6 +327,22 @@ class Allocator:
         start = (a.offset + offset) // atom * atom
         end = min(-(-(a.offset + offset + size) // atom) * atom, block.reserved)
         raw.mapped_range(self._handle, flush, block.memory, start, end - start)
+
+    def find_host(self, ptr: int, size: int):
+        """(VkBuffer, offset) when [ptr, ptr + size) lies in the mapping of one of this
+        allocator's host-visible blocks (a mapped CL_MEM_ALLOC_HOST_PTR buffer used as the
+        host side of a transfer): the GPU then copies it directly. None otherwise."""
+        with self._lock:
+            for pool in self._pools.values():
+                if not pool.host_visible:
+                    continue
+                for block in pool.blocks.values():
+                    if block.host is None:
+                        continue
+                    base = int(raw.ffi.cast("uintptr_t", block.host))
+                    if base <= ptr and ptr + size <= base + block.size:
+                        return block.buffer, ptr - base
+        return None
 
     # -- host memory import (VK_EXT_external_memory_host) --------------------------------------
 
@@ -371,11 +411,19 @@ class Allocator:
         """Free empty blocks, keeping at most one spare per pool (none with keep_spare=False)."""
         with self._lock:
             self._release_spares(keep=1 if keep_spare and self.keep_spare else 0)
+            self._release_recycled()
+
+    def _release_recycled(self) -> None:
+        for pool in self._pools.values():
+            for block in pool.recycled:
+                self._destroy_block(block, unlink=False)
+            pool.recycled = []
 
     def destroy(self) -> None:
         """Free every block and import. Outstanding allocations become invalid (freeing one is
         then a no-op); the allocator itself stays usable."""
         with self._lock:
+            self._release_recycled()
             for pool in self._pools.values():
                 for block in list(pool.blocks.values()):
                     self._destroy_block(block, unlink=False)

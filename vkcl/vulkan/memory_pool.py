@@ -46,6 +46,7 @@ class Pool:
         self.base_align = base_align        # VkMemoryRequirements.alignment of a block's buffer
         self.block_size = block_size
         self.dedicated_threshold = block_size // 4
+        self.recycled: list = []  # emptied dedicated host-visible blocks kept for reuse
         self.blocks: dict[int, Block] = {}
         self.bins: list[dict] = [{} for _ in range(64)]  # size class -> {start key: None}
         self.mask = 0                                     # bit c set <=> bins[c] is not empty
