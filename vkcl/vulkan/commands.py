@@ -15,6 +15,7 @@ ffi = vk.ffi
 lib = vk.lib
 
 WHOLE_SIZE = 0xFFFFFFFFFFFFFFFF
+SPIN_NS = 100_000  # how long a blocking wait polls before it sleeps
 U64_MAX = 0xFFFFFFFFFFFFFFFF
 ALL_COMMANDS = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
 MEMORY_RW = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
@@ -44,7 +45,17 @@ class Timeline:
         return self._value[0]
 
     def wait(self, value: int, timeout_ns: int = U64_MAX) -> bool:
-        """True once the semaphore reached `value`; False on timeout. The GIL is released."""
+        """True once the semaphore reached `value`; False on timeout. The GIL is released.
+
+        A short poll comes first: work that completes within SPIN_NS (a small kernel, a
+        round trip) is seen without the blocking wait's sleep and wake-up."""
+        deadline = time.monotonic_ns() + SPIN_NS
+        get, dev, handle, out = lib.vkGetSemaphoreCounterValue, self.device, self.handle, self._value
+        while True:
+            if get(dev, handle, out) == 0 and out[0] >= value:
+                return True
+            if time.monotonic_ns() >= deadline:
+                break
         return wait_any(self.device, [(self, value)], timeout_ns)
 
     def signal(self, value: int) -> None:
