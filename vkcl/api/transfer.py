@@ -99,7 +99,7 @@ def enqueue_copy_buffer(command_queue, src_buffer, dst_buffer, src_offset, dst_o
     _range(dst, dst_offset, size)
     if _overlap(src, src_offset, dst, dst_offset, size):
         raise CLError(cl.CL_MEM_COPY_OVERLAP)
-    _submit(q, cmds.CopyBuffer(q.vk, src, dst, [(src_offset, dst_offset, size)]), waits, False, event)
+    _submit(q, cmds.CopyBuffer(q, src, dst, [(src_offset, dst_offset, size)]), waits, False, event)
 
 
 def enqueue_fill_buffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events, event_wait_list,
@@ -210,7 +210,7 @@ def enqueue_copy_buffer_rect(command_queue, src_buffer, dst_buffer, src_origin, 
         if _rect_overlap(src.origin, so, srow, sslice, dst.origin, do, drow, dslice, rg):
             raise CLError(cl.CL_MEM_COPY_OVERLAP)
     rows = rect_rows(so, srow, sslice, do, drow, dslice, rg)
-    _submit(q, cmds.CopyBuffer(q.vk, src, dst, rows, cl.CL_COMMAND_COPY_BUFFER_RECT), waits, False, event)
+    _submit(q, cmds.CopyBuffer(q, src, dst, rows, cl.CL_COMMAND_COPY_BUFFER_RECT), waits, False, event)
 
 
 def _rect_overlap(src_base, so, srow, sslice, dst_base, do, drow, dslice, rg) -> bool:

@@ -204,23 +204,36 @@ class ReadBuffer(_Staged):
         self._free_staging()
 
 
+# Copies at least this large on a discrete GPU run vkcl's copy kernel, not vkCmdCopyBuffer.
+KERNEL_COPY_MIN = 1 << 20
+
+
 class CopyBuffer(Command):
     command_type = cl.CL_COMMAND_COPY_BUFFER
+    kernel = None
 
-    def __init__(self, vkdev, src: MemObject, dst: MemObject, regions: list[tuple[int, int, int]],
+    def __init__(self, queue, src: MemObject, dst: MemObject, regions: list[tuple[int, int, int]],
                  command_type=None):
         """regions: (src byte offset, dst byte offset, size)."""
+        vkdev = queue.vk
         self.command_type = command_type or self.command_type
         self.mems = (src, dst)
         s, d = src.region(vkdev), dst.region(vkdev)
         self.src, self.dst = s.buffer, d.buffer
         self.copies = [(s.offset + a, d.offset + b, n) for a, b, n in regions if n]
+        if len(self.copies) == 1 and self.copies[0][2] >= KERNEL_COPY_MIN and not vkdev.physical.is_uma:
+            from vkcl.core.builtins import builtin_kernels, copy_args
+            a, b, n = regions[0]
+            self.kernel = builtin_kernels(queue.device, vkdev).copy_rect
+            self.pc = copy_args(self.kernel, s.address + a, d.address + b, n)
+            self.size = n
 
     def record(self, cb) -> None:
-        if self.copies:
+        if self.kernel is not None:
+            from vkcl.core.builtins import record_dispatch
+            record_dispatch(cb, self.kernel, self.pc, -(-self.size // 16), local=256, max_groups=65535)
+        elif self.copies:
             vkc.copy_buffer(cb, self.src, self.dst, self.copies)
-
-
 
 
 class FillBuffer(_Staged):
