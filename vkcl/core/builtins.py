@@ -26,10 +26,10 @@ class BuiltinKernels:
         kernels = result.reflection.kernels
         self.fill_16 = KernelPlan(image, kernels["fill_16"])
         self.fill_pattern = KernelPlan(image, kernels["fill_pattern"])
-        result = compiler.builtin_shader("copy_rect", caps)
+        result = compiler.builtin_shader("copy", caps)
         if not result.ok:
             raise RuntimeError(f"vkcl's copy kernel did not build:\n{result.log}")
-        self.copy_rect = KernelPlan(ProgramImage(vkdev, result, caps), result.reflection.kernels["copy_rect"])
+        self.copy_16 = KernelPlan(ProgramImage(vkdev, result, caps), result.reflection.kernels["copy_16"])
 
 
 def builtin_kernels(device, vkdev) -> BuiltinKernels:
@@ -58,8 +58,5 @@ def record_dispatch(cb, plan: KernelPlan, pc: bytes, items: int, local: int = LO
 
 
 def copy_args(plan: KernelPlan, src_address: int, dst_address: int, size: int) -> bytes:
-    """copy_rect's arguments for one contiguous range (a region of one row)."""
-    u64 = lambda v: v.to_bytes(8, "little")  # noqa: E731
-    return pack_args(plan, {0: src_address, 1: dst_address, 2: u64(0), 3: u64(0), 4: u64(0), 5: u64(0),
-                            6: u64(0), 7: u64(0), 8: u64(size), 9: (1).to_bytes(4, "little"),
-                            10: (1).to_bytes(4, "little")})
+    """copy_16's arguments: 16-byte aligned addresses and a size that is a multiple of 16."""
+    return pack_args(plan, {0: dst_address, 1: src_address, 2: (size // 16).to_bytes(8, "little")})

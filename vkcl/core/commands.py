@@ -224,9 +224,10 @@ class CopyBuffer(Command):
         if len(self.copies) == 1 and self.copies[0][2] >= KERNEL_COPY_MIN and not vkdev.physical.is_uma:
             from vkcl.core.builtins import builtin_kernels, copy_args
             a, b, n = regions[0]
-            self.kernel = builtin_kernels(queue.device, vkdev).copy_rect
-            self.pc = copy_args(self.kernel, s.address + a, d.address + b, n)
-            self.size = n
+            if (s.address + a) % 16 == 0 and (d.address + b) % 16 == 0 and n % 16 == 0:
+                self.kernel = builtin_kernels(queue.device, vkdev).copy_16
+                self.pc = copy_args(self.kernel, s.address + a, d.address + b, n)
+                self.size = n
 
     def record(self, cb) -> None:
         if self.kernel is not None:
