@@ -216,7 +216,7 @@ def emit_thunks(entries: list[dict], banner: str) -> str:
                     f"            result = f_{name}({inner})",
                     "            code = 0",
                     "        except CLError as e:",
-                    "            result, code = NULL, e.code",
+                    "            result, code = NULL if e.result is None else e.result, e.code",
                     "        except BaseException:",
                     f"            result, code = NULL, unexpected({name!r})",
                     f"        if {err} != NULL:",

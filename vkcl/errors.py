@@ -11,11 +11,13 @@ _log = logging.getLogger("vkcl")
 class CLError(Exception):
     """An OpenCL error: `code` is what the entry point returns (or stores in errcode_ret)."""
 
-    __slots__ = ("code",)
+    __slots__ = ("code", "result")
 
-    def __init__(self, code: int, message: str = ""):
+    def __init__(self, code: int, message: str = "", result=None):
         super().__init__(message or error_name(code))
         self.code = code
+        # What a creating entry point still returns with the error (clLinkProgram's program).
+        self.result = result
 
     def __repr__(self) -> str:
         return f"CLError({error_name(self.code)}: {self})"

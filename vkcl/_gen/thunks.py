@@ -61,7 +61,7 @@ def install(ffi, lib, impl):
             result = f_clCreateContext(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateContext')
         if a5 != NULL:
@@ -75,7 +75,7 @@ def install(ffi, lib, impl):
             result = f_clCreateContextFromType(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateContextFromType')
         if a4 != NULL:
@@ -122,7 +122,7 @@ def install(ffi, lib, impl):
             result = f_clCreateCommandQueue(a0, a1, a2)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateCommandQueue')
         if a3 != NULL:
@@ -180,7 +180,7 @@ def install(ffi, lib, impl):
             result = f_clCreateBuffer(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateBuffer')
         if a4 != NULL:
@@ -194,7 +194,7 @@ def install(ffi, lib, impl):
             result = f_clCreateImage2D(a0, a1, a2, a3, a4, a5, a6)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateImage2D')
         if a7 != NULL:
@@ -208,7 +208,7 @@ def install(ffi, lib, impl):
             result = f_clCreateImage3D(a0, a1, a2, a3, a4, a5, a6, a7, a8)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateImage3D')
         if a9 != NULL:
@@ -277,7 +277,7 @@ def install(ffi, lib, impl):
             result = f_clCreateSampler(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateSampler')
         if a4 != NULL:
@@ -324,7 +324,7 @@ def install(ffi, lib, impl):
             result = f_clCreateProgramWithSource(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateProgramWithSource')
         if a4 != NULL:
@@ -338,7 +338,7 @@ def install(ffi, lib, impl):
             result = f_clCreateProgramWithBinary(a0, a1, a2, a3, a4, a5)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateProgramWithBinary')
         if a6 != NULL:
@@ -418,7 +418,7 @@ def install(ffi, lib, impl):
             result = f_clCreateKernel(a0, a1)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateKernel')
         if a2 != NULL:
@@ -663,7 +663,7 @@ def install(ffi, lib, impl):
             result = f_clEnqueueMapBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clEnqueueMapBuffer')
         if a9 != NULL:
@@ -677,7 +677,7 @@ def install(ffi, lib, impl):
             result = f_clEnqueueMapImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clEnqueueMapImage')
         if a11 != NULL:
@@ -779,7 +779,7 @@ def install(ffi, lib, impl):
             result = f_clCreateFromGLTexture2D(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateFromGLTexture2D')
         if a5 != NULL:
@@ -793,7 +793,7 @@ def install(ffi, lib, impl):
             result = f_clCreateFromGLTexture3D(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateFromGLTexture3D')
         if a5 != NULL:
@@ -807,7 +807,7 @@ def install(ffi, lib, impl):
             result = f_clCreateFromGLRenderbuffer(a0, a1, a2)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateFromGLRenderbuffer')
         if a3 != NULL:
@@ -887,7 +887,7 @@ def install(ffi, lib, impl):
             result = f_clCreateSubBuffer(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateSubBuffer')
         if a4 != NULL:
@@ -912,7 +912,7 @@ def install(ffi, lib, impl):
             result = f_clCreateUserEvent(a0)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateUserEvent')
         if a1 != NULL:
@@ -1003,7 +1003,7 @@ def install(ffi, lib, impl):
             result = f_clCreateEventFromGLsyncKHR(a0, a1)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateEventFromGLsyncKHR')
         if a2 != NULL:
@@ -1050,7 +1050,7 @@ def install(ffi, lib, impl):
             result = f_clCreateImage(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateImage')
         if a5 != NULL:
@@ -1064,7 +1064,7 @@ def install(ffi, lib, impl):
             result = f_clCreateProgramWithBuiltInKernels(a0, a1, a2, a3)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateProgramWithBuiltInKernels')
         if a4 != NULL:
@@ -1089,7 +1089,7 @@ def install(ffi, lib, impl):
             result = f_clLinkProgram(a0, a1, a2, a3, a4, a5, a6, a7)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clLinkProgram')
         if a8 != NULL:
@@ -1180,7 +1180,7 @@ def install(ffi, lib, impl):
             result = f_clCreateFromGLTexture(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateFromGLTexture')
         if a5 != NULL:
@@ -1194,7 +1194,7 @@ def install(ffi, lib, impl):
             result = f_clCreateFromEGLImageKHR(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateFromEGLImageKHR')
         if a5 != NULL:
@@ -1230,7 +1230,7 @@ def install(ffi, lib, impl):
             result = f_clCreateEventFromEGLSyncKHR(a0, a1, a2)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateEventFromEGLSyncKHR')
         if a3 != NULL:
@@ -1244,7 +1244,7 @@ def install(ffi, lib, impl):
             result = f_clCreateCommandQueueWithProperties(a0, a1, a2)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateCommandQueueWithProperties')
         if a3 != NULL:
@@ -1258,7 +1258,7 @@ def install(ffi, lib, impl):
             result = f_clCreatePipe(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreatePipe')
         if a5 != NULL:
@@ -1360,7 +1360,7 @@ def install(ffi, lib, impl):
             result = f_clCreateSamplerWithProperties(a0, a1)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateSamplerWithProperties')
         if a2 != NULL:
@@ -1407,7 +1407,7 @@ def install(ffi, lib, impl):
             result = f_clCloneKernel(a0)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCloneKernel')
         if a1 != NULL:
@@ -1421,7 +1421,7 @@ def install(ffi, lib, impl):
             result = f_clCreateProgramWithIL(a0, a1, a2)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateProgramWithIL')
         if a3 != NULL:
@@ -1512,7 +1512,7 @@ def install(ffi, lib, impl):
             result = f_clCreateBufferWithProperties(a0, a1, a2, a3, a4)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateBufferWithProperties')
         if a5 != NULL:
@@ -1526,7 +1526,7 @@ def install(ffi, lib, impl):
             result = f_clCreateImageWithProperties(a0, a1, a2, a3, a4, a5)
             code = 0
         except CLError as e:
-            result, code = NULL, e.code
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
             result, code = NULL, unexpected('clCreateImageWithProperties')
         if a6 != NULL:

@@ -146,7 +146,7 @@ def resolve(ptr) -> Device:
 
 
 def devices_of_type(platform, device_type: int) -> list:
-    if device_type & ~DEVICE_TYPES and device_type != cl.CL_DEVICE_TYPE_ALL:
+    if device_type == 0 or (device_type & ~DEVICE_TYPES and device_type != cl.CL_DEVICE_TYPE_ALL):
         raise CLError(cl.CL_INVALID_DEVICE_TYPE)
     if device_type == cl.CL_DEVICE_TYPE_ALL:
         return list(platform.devices)

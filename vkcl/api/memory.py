@@ -128,3 +128,17 @@ def set_mem_object_destructor_callback(memobj, pfn_notify, user_data):
         raise CLError(cl.CL_INVALID_VALUE)
     handle = mem.handle
     mem.add_destructor_callback(lambda: pfn_notify(handle, user_data))
+
+
+IMAGE_TYPES = (cl.CL_MEM_OBJECT_IMAGE1D, cl.CL_MEM_OBJECT_IMAGE1D_BUFFER, cl.CL_MEM_OBJECT_IMAGE1D_ARRAY,
+               cl.CL_MEM_OBJECT_IMAGE2D, cl.CL_MEM_OBJECT_IMAGE2D_ARRAY, cl.CL_MEM_OBJECT_IMAGE3D)
+
+
+def get_supported_image_formats(context, flags, image_type, num_entries, image_formats, num_image_formats):
+    resolve_context(context)
+    if flags & ~(BUFFER_FLAGS | cl.CL_MEM_KERNEL_READ_AND_WRITE) or image_type not in IMAGE_TYPES or \
+            (num_entries == 0 and image_formats != handles.NULL):
+        raise CLError(cl.CL_INVALID_VALUE)
+    # No vkcl device supports images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE): there are none.
+    if num_image_formats != handles.NULL:
+        num_image_formats[0] = 0

@@ -56,8 +56,8 @@ def _plan(k, q):
 def _launch(q, k, plan, work_dim: int, offset, global_, local, local_sizes):
     """Validate sizes and make the Launch (spec errors of clEnqueueNDRangeKernel)."""
     device = q.device
-    if global_ is None:
-        raise CLError(cl.CL_INVALID_GLOBAL_WORK_SIZE)
+    if global_ is None:  # OpenCL 2.1+: like a global size of 0, nothing runs
+        return EMPTY
     offset = offset or (0,) * work_dim
     for g, o in zip(global_, offset):
         if g > 0xFFFFFFFF:

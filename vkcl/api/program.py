@@ -229,10 +229,8 @@ def link_program(context, num_devices, device_list, options, num_input_programs,
     handle = _new(out)
     notify = _notify(out, pfn_notify, user_data)
     if not out.link_from(devices, opts, inputs, notify):
-        # Spec: a failed link still returns a program object whose log says why; the
-        # errcode is CL_LINK_PROGRAM_FAILURE, so the handle is released again here.
-        handles.drop(out)
-        raise CLError(cl.CL_LINK_PROGRAM_FAILURE)
+        # Spec: a failed link still returns a valid program object, whose build log says why.
+        raise CLError(cl.CL_LINK_PROGRAM_FAILURE, result=handle)
     return handle
 
 

@@ -96,7 +96,9 @@ class Device(CLObject):
     def double_fp_config(self) -> int:
         if not self.has_fp64:
             return 0
-        return cl.CL_FP_FMA | cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN | cl.CL_FP_DENORM
+        # The CTS holds fp64 devices to OpenCL 1.0's minimum, rounding modes included.
+        return (cl.CL_FP_FMA | cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_ROUND_TO_ZERO | cl.CL_FP_ROUND_TO_INF |
+                cl.CL_FP_INF_NAN | cl.CL_FP_DENORM)
 
     @property
     def half_fp_config(self) -> int:
