@@ -160,6 +160,8 @@ def get_kernel_work_group_info(kernel, device, param_name, size, value, size_ret
 def get_kernel_sub_group_info(kernel, device, param_name, input_value_size, input_value, size, value, size_ret):
     k = resolve(kernel)
     d = _kernel_device(k, device)
+    if not d.max_num_sub_groups:
+        raise CLError(cl.CL_INVALID_OPERATION, "the device does not support sub-groups")
     ffi = handles.ffi
     sg = d.subgroup_size
 

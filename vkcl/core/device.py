@@ -108,9 +108,9 @@ class Device(CLObject):
     def queue_properties(self) -> int:
         return cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | cl.CL_QUEUE_PROFILING_ENABLE
 
-    @property
-    def max_num_sub_groups(self) -> int:
-        return max(1, self.max_work_group_size // max(1, self.physical.min_subgroup_size))
+    # 0: no sub-group support is claimed (no cl_khr_subgroups, no __opencl_c_subgroups), and
+    # the API and the compiler must agree (the CTS's features_macro checks it).
+    max_num_sub_groups = 0
 
     @property
     def max_constant_buffer_size(self) -> int:

@@ -512,7 +512,10 @@ static void test_work_group_info(void)
 
     /* sub-groups */
     if (max_sub_groups == 0) {
-        printf("note: the device has no sub-groups\n");
+        /* spec: CL_INVALID_OPERATION when the device does not support sub-groups */
+        size_t in1[1] = {64}, out = 0;
+        EXPECT_ERR(clGetKernelSubGroupInfo(fill, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof in1, in1,
+                                           sizeof out, &out, NULL), CL_INVALID_OPERATION);
     } else {
         size_t in1[1] = {64}, in2[2] = {16, 4}, out = 0, sizes[3] = {9, 9, 9};
         size_t sg_max = 0;
