@@ -166,30 +166,35 @@ def _rect_args(mem, buffer_origin, host_origin, region, buffer_row_pitch, buffer
     return rect_rows(ho, hrow, hslice, bo, brow, bslice, rg)
 
 
-def enqueue_read_buffer_rect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region,
-                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events,
-                             event_wait_list, event):
+def _host_rect(reading: bool, command_queue, buffer, blocking, buffer_origin, host_origin, region,
+               buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events,
+               event_wait_list, event):
+    """clEnqueueReadBufferRect and clEnqueueWriteBufferRect: one row of copying per region row."""
     q = resolve_queue(command_queue)
     mem = _mem(q, buffer)
     waits = wait_list(q.context, num_events, event_wait_list)
     rows = _rect_args(mem, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch,
                       host_row_pitch, host_slice_pitch, ptr)
-    _host_access(mem, True)
-    cmd = cmds.ReadBuffer(q.vk, mem, rows, ptr, cl.CL_COMMAND_READ_BUFFER_RECT)
-    _submit(q, cmd, waits, blocking_read, event)
+    _host_access(mem, reading)
+    if reading:
+        cmd = cmds.ReadBuffer(q.vk, mem, rows, ptr, cl.CL_COMMAND_READ_BUFFER_RECT)
+    else:
+        cmd = cmds.WriteBuffer(q.vk, mem, rows, ptr, cl.CL_COMMAND_WRITE_BUFFER_RECT)
+    _submit(q, cmd, waits, blocking, event)
+
+
+def enqueue_read_buffer_rect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region,
+                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events,
+                             event_wait_list, event):
+    _host_rect(True, command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch,
+               buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, event_wait_list, event)
 
 
 def enqueue_write_buffer_rect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region,
                               buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events,
                               event_wait_list, event):
-    q = resolve_queue(command_queue)
-    mem = _mem(q, buffer)
-    waits = wait_list(q.context, num_events, event_wait_list)
-    rows = _rect_args(mem, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch,
-                      host_row_pitch, host_slice_pitch, ptr)
-    _host_access(mem, False)
-    cmd = cmds.WriteBuffer(q.vk, mem, rows, ptr, cl.CL_COMMAND_WRITE_BUFFER_RECT)
-    _submit(q, cmd, waits, blocking_write, event)
+    _host_rect(False, command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch,
+               buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, event_wait_list, event)
 
 
 def enqueue_copy_buffer_rect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch,
