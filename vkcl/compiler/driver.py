@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import cache, diagnostics, il as il_mod, settings, spirv, spirv_fixes, toolchain
+from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, toolchain
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -103,6 +103,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
             result.options = opts.text  # the key is the normalized options, not their spelling
             return result
+    if input_kind == "cl":
+        inputs = [prelude.with_prelude(i) for i in inputs]
     output_kind = "spirv" if binary_type == "executable" else "bitcode"
     with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
         extra: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ from pathlib import Path
 from vkcl.compiler import settings
 
 # Bump when vkcl changes what it asks clspv for or how it stores results.
-FORMAT_VERSION = 6  # 2-6: SPIR-V repaired by spirv_fixes
+FORMAT_VERSION = 7  # 2-6: SPIR-V repaired by spirv_fixes; 7: prelude.py
 
 
 class ToolMissing(Exception):
