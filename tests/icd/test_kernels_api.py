@@ -13,6 +13,6 @@ import pytest
 from checks import assert_passed
 
 
-@pytest.mark.parametrize("section", ["create", "set_arg", "info", "arg_info", "work_group_info", "enqueue"])
+@pytest.mark.parametrize("section", ["create", "set_arg", "released_arg", "info", "arg_info", "work_group_info", "enqueue"])
 def test_kernels_api(c_program, section):
     assert_passed(c_program("kernels_api").run(section))

@@ -6,6 +6,8 @@ when clspv put them there), __local arrays as a specialisation constant with the
 """
 from __future__ import annotations
 
+import weakref
+
 from vkcl._gen import cl
 from vkcl.core.object import CLObject
 from vkcl.errors import CLError
@@ -17,12 +19,23 @@ POINTER_SIZE = 8
 
 
 class ArgValue:
-    """What clSetKernelArg set: a memory object (or None), a local size, or POD bytes."""
+    """What clSetKernelArg set: a memory object (or None), a local size, or POD bytes.
 
-    __slots__ = ("kind", "mem", "local_size", "data")
+    A memory object is held weakly: an argument is not a reference the application counts,
+    so releasing the last handle frees the object (and runs its destructor callbacks) even
+    while a kernel still names it, as the spec and the CTS expect.
+    """
+
+    __slots__ = ("kind", "mem_ref", "local_size", "data")
 
     def __init__(self, kind: str, mem=None, local_size: int = 0, data: bytes = b""):
-        self.kind, self.mem, self.local_size, self.data = kind, mem, local_size, data
+        self.kind, self.local_size, self.data = kind, local_size, data
+        self.mem_ref = weakref.ref(mem) if mem is not None else None
+
+    @property
+    def mem(self):
+        """The memory object, or None for a NULL argument or one that has since been freed."""
+        return self.mem_ref() if self.mem_ref is not None else None
 
 
 class Kernel(CLObject):

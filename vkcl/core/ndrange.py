@@ -223,9 +223,12 @@ class NDRangeKernel(Command):
         args = kernel.args
         mems = []
         for ordinal, where, off in plan.pointers:
-            mem = args[ordinal].mem
+            ref = args[ordinal].mem_ref
+            mem = ref() if ref is not None else None
             if mem is not None:
                 mems.append(mem)
+            elif ref is not None:
+                raise CLError(cl.CL_INVALID_KERNEL_ARGS, f"argument {ordinal}: its memory object was released")
             struct.pack_into("<Q", pc if where == "pc" else ubo, off, mem.address(vkdev) if mem is not None else 0)
         for ordinal, where, off, size in plan.pods:
             data = args[ordinal].data[:size]

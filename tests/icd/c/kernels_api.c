@@ -2,6 +2,7 @@
  * clSetKernelArg, and every kernel query (info, argument info, work-group and sub-group info).
  * Usage: kernels_api SECTION; each section is one pytest test (test_kernels_api.py). */
 #include "harness.h"
+#include <time.h>
 
 #define N 64
 
@@ -313,6 +314,42 @@ static void test_set_arg(void)
     clReleaseContext(other);
 }
 
+static volatile int destroyed;
+
+static void CL_CALLBACK on_destroy(cl_mem m, void *user_data)
+{
+    (void)m;
+    (void)user_data;
+    destroyed = 1;
+}
+
+/* A kernel argument is not a reference the application counts: releasing the last handle of
+ * a buffer set as an argument frees it and runs its destructor callback (the CTS's
+ * retain_mem_object_set_kernel_arg waits for exactly that). Enqueueing the kernel with the
+ * freed argument is then an error, never a launch with a dangling address. */
+static void test_released_arg(void)
+{
+    cl_kernel k = kernel(program, "fill");
+    cl_mem out = buffer(ctx, N * 4);
+    cl_int v = 7;
+    EXPECT_OK(clSetMemObjectDestructorCallback(out, on_destroy, NULL));
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof out, &out));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof v, &v));
+    EXPECT(count_not(k, out, 7) == 0, "fill before the release");
+    EXPECT_OK(clReleaseMemObject(out));
+    for (int i = 0; i < 1000 && !destroyed; i++)
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    EXPECT(destroyed, "destructor callback of a released kernel argument never ran");
+    size_t global = N;
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_INVALID_KERNEL_ARGS);
+    /* Setting a live buffer again makes the kernel launchable. */
+    cl_mem again = buffer(ctx, N * 4);
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof again, &again));
+    EXPECT(count_not(k, again, 7) == 0, "fill after setting a new buffer");
+    clReleaseMemObject(again);
+    clReleaseKernel(k);
+}
+
 /* clGetKernelInfo: every param. */
 static void test_info(void)
 {
@@ -585,7 +622,7 @@ static void test_enqueue(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        printf("usage: kernels_api create|set_arg|info|arg_info|work_group_info|enqueue\n");
+        printf("usage: kernels_api create|set_arg|released_arg|info|arg_info|work_group_info|enqueue\n");
         return 2;
     }
     cl_platform_id platform = vkcl_platform();
@@ -603,6 +640,8 @@ int main(int argc, char **argv)
         test_create();
     else if (strcmp(section, "set_arg") == 0)
         test_set_arg();
+    else if (strcmp(section, "released_arg") == 0)
+        test_released_arg();
     else if (strcmp(section, "info") == 0)
         test_info();
     else if (strcmp(section, "arg_info") == 0)
