@@ -122,6 +122,12 @@ def get_mem_object_info(memobj, param_name, size, value, size_ret):
     info.answer(MEM_INFO, param_name, size, value, size_ret, resolve(memobj))
 
 
+def get_pipe_info(pipe, param_name, size, value, size_ret):
+    resolve(pipe)
+    # No vkcl device supports pipes, so no memory object is a pipe.
+    raise CLError(cl.CL_INVALID_MEM_OBJECT, "not a pipe: vkcl devices have no pipe support")
+
+
 def set_mem_object_destructor_callback(memobj, pfn_notify, user_data):
     mem = resolve(memobj)
     if pfn_notify == handles.NULL:

@@ -443,6 +443,12 @@ static void test_command_errors(void)
     static char host[N];
     cl_int err;
     cl_mem a = make(CL_MEM_READ_WRITE, N, NULL), b = make(CL_MEM_READ_WRITE, N, NULL);
+    /* pipes: the device has none, so none can be made and no memory object is one */
+    cl_uint packet = 0;
+    EXPECT(clCreatePipe(ctx, CL_MEM_HOST_NO_ACCESS, 4, 4, NULL, &err) == NULL && err == CL_INVALID_OPERATION,
+           "clCreatePipe: %d", err);
+    EXPECT_ERR(clGetPipeInfo(a, CL_PIPE_PACKET_SIZE, sizeof packet, &packet, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT_ERR(clGetPipeInfo(NULL, CL_PIPE_PACKET_SIZE, sizeof packet, &packet, NULL), CL_INVALID_MEM_OBJECT);
     /* read / write */
     EXPECT_ERR(clEnqueueReadBuffer(queue, a, CL_TRUE, 0, N + 1, host, 0, NULL, NULL), CL_INVALID_VALUE);
     EXPECT_ERR(clEnqueueReadBuffer(queue, a, CL_TRUE, N, 1, host, 0, NULL, NULL), CL_INVALID_VALUE);
