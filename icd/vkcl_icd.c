@@ -3,7 +3,8 @@
  * cffi compiles this file with the generated glue (icd/_gen/glue.c): static wrappers that
  * forward each clXxx call to its Python thunk, the dispatch table the loader reads from
  * every handle, and the exported clXxx symbols. This file holds what is not mechanical:
- * start-up of the embedded interpreter, handles, and extension-function lookup.
+ * start-up of the embedded interpreter, handles, extension-function lookup, and (fast_path.c)
+ * the launch fast path.
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_0_APIS
@@ -105,6 +106,7 @@ __attribute__((constructor)) static void vkcl_on_load(void)
 static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                                       cl_uint *num_platforms);
 
+#include "fast_path.c"
 #include "_gen/glue.c"
 
 static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,

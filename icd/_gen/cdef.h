@@ -81,6 +81,28 @@ extern int vkcl_set_pythonhome;
 void vkcl_register_exit(void);
 extern "Python" void vkcl_py_at_exit(void);
 
+typedef struct { ...; } vkcl_mutex_t;
+vkcl_mutex_t *vkcl_mutex_new(void);
+void vkcl_mutex_free(vkcl_mutex_t *);
+void vkcl_mutex_lock(vkcl_mutex_t *);
+void vkcl_mutex_unlock(vkcl_mutex_t *);
+typedef struct vkcl_fastq {
+    void *cb; int enabled; int pending; int barrier;
+    uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
+    void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
+    void *used[64]; void *fn[10]; ...;
+} vkcl_fastq_t;
+typedef struct vkcl_fastk {
+    vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
+    void *pipeline; void *layout; uint32_t pc_size; uint32_t base[3]; uint32_t groups[3]; uint64_t tag;
+    uint8_t pc[256]; ...;
+} vkcl_fastk_t;
+vkcl_fastq_t *vkcl_fastq_new(void);
+vkcl_fastk_t *vkcl_fastk_new(void);
+void vkcl_fast_free(void *);
+int vkcl_fast_set(const void *, void *);
+void vkcl_fast_remove(const void *);
+
 extern "Python" cl_int vkcl_py_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2);
 extern "Python" cl_int vkcl_py_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4);
 extern "Python" cl_int vkcl_py_clGetDeviceIDs(cl_platform_id a0, cl_device_type a1, cl_uint a2, cl_device_id *a3, cl_uint *a4);

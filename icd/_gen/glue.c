@@ -516,6 +516,8 @@ VKCL_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue a0) {
 
 static cl_int CL_API_CALL vkcl_clFinish(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_finish(&fast_ret, a0)) return fast_ret;
     return vkcl_py_clFinish(a0);
 }
 VKCL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue a0) {
@@ -612,6 +614,8 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue a0, cl_m
 
 static cl_int CL_API_CALL vkcl_clEnqueueNDRangeKernel(cl_command_queue a0, cl_kernel a1, cl_uint a2, const size_t *a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_enqueue_ndrange(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
     return vkcl_py_clEnqueueNDRangeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8);
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue a0, cl_kernel a1, cl_uint a2, const size_t *a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {

@@ -6,6 +6,7 @@ from vkcl.api import handles
 from vkcl.api.event import give_event, wait_list
 from vkcl.api.kernel import resolve as resolve_kernel
 from vkcl.api.queue import resolve as resolve_queue
+from vkcl.core import fastpath
 from vkcl.core.commands import Marker
 from vkcl.core.ndrange import Launch, NDRangeKernel, choose_local, program_image
 from vkcl.errors import CLError
@@ -83,7 +84,7 @@ def _launch(q, k, plan, work_dim: int, offset, global_, local, local_sizes):
         raise CLError(e.cl_code, str(e)) from None
 
 
-def enqueue(q, k, work_dim: int, offset, global_, local, waits, event) -> None:
+def enqueue(q, k, work_dim: int, offset, global_, local, waits, event, fast_ok: bool = False) -> None:
     """The hot path: everything that depends only on the sizes is cached per kernel plan."""
     if k.context is not q.context:
         raise CLError(cl.CL_INVALID_CONTEXT)
@@ -102,7 +103,13 @@ def enqueue(q, k, work_dim: int, offset, global_, local, waits, event) -> None:
     if launch is EMPTY:
         ev = q.enqueue(Marker(cl.CL_COMMAND_NDRANGE_KERNEL), waits)
     else:
-        ev = q.enqueue(NDRangeKernel(q, k, plan, launch), waits)
+        cmd = NDRangeKernel(q, k, plan, launch)
+        ev = q.enqueue(cmd, waits)
+        # The second identical launch in a row: C may repeat it (core/fastpath.py).
+        if fast_ok and q.fast is not None and k.fast_launch is None:
+            if k.fast_candidate == (q, key):
+                fastpath.prepare(q, k, work_dim, global_, local, cmd)
+            k.fast_candidate = (q, key)
     give_event(ev, event)
 
 
@@ -113,8 +120,9 @@ def enqueue_nd_range_kernel(command_queue, kernel, work_dim, global_work_offset,
     waits = wait_list(q.context, num_events, event_wait_list) if num_events or event_wait_list != handles.NULL else ()
     if not 1 <= work_dim <= 3:
         raise CLError(cl.CL_INVALID_WORK_DIMENSION)
-    enqueue(q, k, work_dim, _sizes(global_work_offset, work_dim), _sizes(global_work_size, work_dim),
-            _sizes(local_work_size, work_dim), waits, event)
+    offset = _sizes(global_work_offset, work_dim)
+    enqueue(q, k, work_dim, offset, _sizes(global_work_size, work_dim), _sizes(local_work_size, work_dim), waits,
+            event, fast_ok=not waits and event == handles.NULL and offset is None)
 
 
 def enqueue_task(command_queue, kernel, num_events, event_wait_list, event):

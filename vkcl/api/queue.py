@@ -41,7 +41,10 @@ def _create(context, device, properties: int, raw: list[int]):
         q = CommandQueue(ctx, dev, properties, raw)
     except VulkanError as e:
         raise CLError(e.cl_code, str(e)) from None
-    return handles.new(q)
+    h = handles.new(q)
+    if q.fast is not None:
+        q.fast.register(h)
+    return h
 
 
 def create_command_queue(context, device, properties):

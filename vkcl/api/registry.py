@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from vkcl import log
+from vkcl import log, native
 from vkcl._gen import cl
 from vkcl._gen.cl_api import ENTRIES
 from vkcl.api import handles
@@ -37,6 +37,7 @@ _IMPLEMENTED: dict[str, Callable] = {}
 
 
 def bind(ffi, lib) -> None:
+    native.bind(ffi, lib)
     handles.bind(ffi, lib)
     _IMPLEMENTED.update(implementations())
 

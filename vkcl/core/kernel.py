@@ -9,6 +9,7 @@ from __future__ import annotations
 import weakref
 
 from vkcl._gen import cl
+from vkcl.core import fastpath
 from vkcl.core.object import CLObject
 from vkcl.errors import CLError
 
@@ -39,6 +40,9 @@ class ArgValue:
 
 
 class Kernel(CLObject):
+    fast_launch = None  # core.fastpath.FastLaunch: this kernel's launch C may repeat
+    fast_candidate = None  # (queue, launch key) of the last launch that could become one
+
     def __init__(self, program, name: str, reflections: dict):
         super().__init__()
         self.program = program
@@ -66,6 +70,7 @@ class Kernel(CLObject):
         return k
 
     def _last_release(self) -> None:
+        fastpath.drop(self)
         with self.program.lock:
             self.program.kernels -= 1
 
@@ -87,6 +92,8 @@ class Kernel(CLObject):
         if index >= self.num_args:
             raise CLError(cl.CL_INVALID_ARG_INDEX)
         was_unset = self.args[index] is None
+        if self.fast_launch is not None:
+            fastpath.drop(self)
         self._set_arg(index, size, value, resolve_mem, resolve_sampler, read_bytes)
         if was_unset:
             self.unset -= 1

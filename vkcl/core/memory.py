@@ -11,7 +11,7 @@ import weakref
 
 from vkcl import log
 from vkcl._gen import cl
-from vkcl.core import completion
+from vkcl.core import completion, fastpath
 from vkcl.core.object import CLObject
 from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
@@ -67,6 +67,10 @@ class MemObject(CLObject):
 
     def add_destructor_callback(self, fn) -> None:
         self._destructors.append(fn)
+
+    def _last_release(self) -> None:
+        # Launches C may repeat hold their memory objects: they go, so this one can.
+        fastpath.mem_released(self)
 
     def add_mapping(self, m: Mapping) -> None:
         with self.map_lock:

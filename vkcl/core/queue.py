@@ -8,14 +8,14 @@ event is submitted: nothing waits on the GPU for a condition the host has not me
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
 
-from vkcl import config, log
+from vkcl import config, log, native
 from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
+from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.vulkan import commands as vkc
 
@@ -23,7 +23,7 @@ _log = log.get("queue")
 
 
 class Batch:
-    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work")
+    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work", "keep")
 
     def __init__(self, queue, cb):
         self.queue, self.cb = queue, cb
@@ -31,6 +31,7 @@ class Batch:
         self.commands: list = []
         self.waits: list = []
         self.gpu_work = False
+        self.keep = None  # fast launches recorded in the batch, kept until it completes
 
 
 class CommandQueue(CLObject):
@@ -44,7 +45,7 @@ class CommandQueue(CLObject):
         self.size = size
         self.out_of_order = bool(properties & cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
         self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE)
-        self.lock = threading.RLock()
+        self.lock = native.make_lock()  # the fast path's C code takes it too
         self.timeline = vkc.Timeline(self.vk)
         self.pool = vkc.CommandPool(self.vk)
         self.queries = vkc.QueryPool(self.vk) if self.profiling else None
@@ -57,6 +58,8 @@ class CommandQueue(CLObject):
         self.in_flight: deque = deque()
         self.last_event: Event | None = None
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
+        # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
+        self.fast = FastQueue(self) if native.lib is not None and not self.out_of_order else None
 
     # --- enqueue -----------------------------------------------------------------------
 
@@ -76,7 +79,16 @@ class CommandQueue(CLObject):
                         e.add_waiter(self.release_held)
             else:
                 self._record(cmd)
+            if self.fast is not None:
+                self._sync_fast()
         return ev
+
+    def _sync_fast(self) -> None:
+        """Tell the fast path what Python has pending (under the lock)."""
+        fq = self.fast.c
+        b = self.batch
+        fq.enabled = 0 if self.held else 1
+        fq.pending = 1 if (self.in_flight or self.held or (b is not None and b.commands)) else 0
 
     def _must_hold(self, cmd, held) -> bool:
         """Whether `cmd` waits among the held commands (`held`, earlier in the queue).
@@ -111,8 +123,9 @@ class CommandQueue(CLObject):
             ev.fail(cl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
             return
         b = self.batch or self._open()
+        fast = self.fast.c.fast if self.fast is not None else 0
         barrier = self.barrier_pending or (not self.out_of_order and cmd.gpu_work and
-                                           (b.gpu_work or bool(self.in_flight)))
+                                           (b.gpu_work or fast or bool(self.in_flight)))
         for e in cmd.waits:
             if e.done:
                 continue
@@ -140,25 +153,40 @@ class CommandQueue(CLObject):
         b.commands.append(cmd)
         if cmd.is_barrier:
             self.barrier_pending = True
-        if len(b.commands) >= self.batch_limit:
+        n = len(b.commands)
+        if self.fast is not None:
+            fq = self.fast.c
+            fq.count += 1
+            fq.barrier |= cmd.gpu_work
+            n = fq.count
+        if n >= self.batch_limit:
             self._submit()
 
     def _open(self) -> Batch:
-        self.batch = Batch(self, self.pool.begin())
-        return self.batch
+        self.batch = b = Batch(self, self.pool.begin())
+        if self.fast is not None:
+            self.fast.opened(b.cb, bool(self.in_flight))
+        return b
 
     def _submit(self, waiter: bool = False) -> None:
         """Submit the open batch. `waiter`: the caller is about to wait for it and retire it
         itself, so the completion thread is not woken to compete for the GIL (a round trip,
         enqueue + clFinish, pays for that wake-up otherwise)."""
         b = self.batch
-        if b is None or not b.commands:
+        fast = self.fast
+        if b is None or not (b.commands or (fast is not None and fast.c.fast)):
             return
         self.batch = None
+        if fast is not None:
+            b.gpu_work |= fast.c.fast > 0
+            b.keep = fast.take_batch()
+            b.value = fast.c.next_value
+            fast.c.next_value += 1
+        else:
+            b.value = self.next_value
+            self.next_value += 1
         vkc.host_barrier(b.cb)
         vkc.end(b.cb)
-        b.value = self.next_value
-        self.next_value += 1
         # The submit time is taken first: the device may start the batch before submit returns.
         submitted = time.monotonic_ns() if self.profiling else None
         vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
@@ -166,6 +194,9 @@ class CommandQueue(CLObject):
         for cmd in b.commands:
             cmd.event.batch = b
             cmd.event.set_status(SUBMITTED, submitted)
+        if fast is not None:
+            self._open()  # the fast path records only into an open batch
+            self._sync_fast()
         if not waiter:
             self.completion.watch(self)
 
@@ -200,6 +231,8 @@ class CommandQueue(CLObject):
                 while self.held and not self._gated(self.held[0]):
                     self._record(self.held.popleft())
             self._submit()
+            if self.fast is not None:
+                self._sync_fast()
 
     def first_pending_value(self) -> int | None:
         b = self.in_flight[0] if self.in_flight else None
@@ -217,6 +250,8 @@ class CommandQueue(CLObject):
             done = self.timeline.value()
             while self.in_flight and self.in_flight[0].value <= done:
                 self._finish(self.in_flight.popleft())
+            if self.fast is not None:
+                self._sync_fast()
 
     def _finish(self, b: Batch) -> None:
         for cmd in b.commands:
@@ -236,6 +271,7 @@ class CommandQueue(CLObject):
         # Events keep their batch (for its queue and timeline value); the commands, and the
         # memory objects they hold, go now (and the command -> event -> batch cycle with them).
         b.commands = []
+        b.keep = None
 
     def finish(self) -> None:
         """clFinish: every command enqueued so far has completed."""
@@ -258,8 +294,12 @@ class CommandQueue(CLObject):
         while the vkcl thread records released held commands or submits a batch, the queue
         passes through states that look idle without it."""
         with self.lock:
-            return not self.held and not self.in_flight and (self.batch is None or not self.batch.commands)
+            fast = self.fast.c.fast if self.fast is not None else 0
+            return not self.held and not self.in_flight and not fast and (
+                self.batch is None or not self.batch.commands)
 
     def _last_release(self) -> None:
         # clReleaseCommandQueue performs an implicit flush; pending work still completes.
+        if self.fast is not None:
+            self.fast.close()  # its handle goes: C must no longer find it
         self.flush()

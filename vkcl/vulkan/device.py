@@ -9,7 +9,7 @@ import threading
 
 import vulkan as vk
 
-from vkcl import log
+from vkcl import log, native
 from vkcl.vulkan.check import call
 from vkcl.vulkan.instance import PhysicalDevice
 
@@ -59,7 +59,7 @@ class LogicalDevice:
         )
         self.handle, _ = call("vkCreateDevice", vk.vkCreateDevice, pd.handle, info, None)
         self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
-        self.queue_lock = threading.Lock()
+        self.queue_lock = native.make_lock()  # the fast path's C code submits too
         _log.debug("created VkDevice on %r with %s", pd.name, self.extensions)
 
     def has_extension(self, name: str) -> bool:

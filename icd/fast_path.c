@@ -1,0 +1,312 @@
+/* The launch fast path: clEnqueueNDRangeKernel and clFinish without Python, when they can.
+ *
+ * Included by vkcl_icd.c before the generated glue, whose wrappers for those two entries try
+ * vkcl_fast_* first and call Python only when it declines (returns 0). Python decides what is
+ * eligible and prepares everything (vkcl/core/fastpath.py):
+ *  - a queue's state (vkcl_fastq_t): the open batch's command buffer, whether the fast path may
+ *    record now (an in-order queue with nothing held), whether anything of Python's is pending,
+ *    and the Vulkan entry points; its mutex is also the Python queue lock, so both sides see
+ *    one consistent batch;
+ *  - a kernel's cached launch (vkcl_fastk_t): for one queue, one set of argument values and one
+ *    NDRange, the pipeline and the complete push constants.
+ * A fast launch records barrier + bind + push constants + dispatch into the open batch; a fast
+ * clFinish of a batch holding only fast launches submits it, waits, and reopens it. Python gets
+ * back every batch with something of its own in it.
+ *
+ * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
+ * is simply not found, and the call goes to Python, which reports the error).
+ */
+#include <pthread.h>
+#include <time.h>
+
+/* The few Vulkan types used here (no Vulkan headers needed to build the ICD). */
+typedef int32_t vkcl_VkResult;
+typedef struct { uint32_t sType; const void *pNext; uint32_t srcAccessMask, dstAccessMask; } vkcl_VkMemoryBarrier;
+typedef struct { uint32_t sType; const void *pNext; uint32_t flags; const void *pInheritanceInfo; } vkcl_VkBeginInfo;
+typedef struct {
+    uint32_t sType; const void *pNext;
+    uint32_t waitSemaphoreValueCount; const uint64_t *pWaitSemaphoreValues;
+    uint32_t signalSemaphoreValueCount; const uint64_t *pSignalSemaphoreValues;
+} vkcl_VkTimelineSubmitInfo;
+typedef struct {
+    uint32_t sType; const void *pNext;
+    uint32_t waitSemaphoreCount; const void *const *pWaitSemaphores; const uint32_t *pWaitDstStageMask;
+    uint32_t commandBufferCount; const void *const *pCommandBuffers;
+    uint32_t signalSemaphoreCount; const void *const *pSignalSemaphores;
+} vkcl_VkSubmitInfo;
+typedef struct {
+    uint32_t sType; const void *pNext; uint32_t flags;
+    uint32_t semaphoreCount; const void *const *pSemaphores; const uint64_t *pValues;
+} vkcl_VkSemaphoreWaitInfo;
+
+typedef void (*vkcl_PFN_CmdPipelineBarrier)(void *, uint32_t, uint32_t, uint32_t, uint32_t, const void *, uint32_t,
+                                            const void *, uint32_t, const void *);
+typedef void (*vkcl_PFN_CmdBindPipeline)(void *, uint32_t, void *);
+typedef void (*vkcl_PFN_CmdPushConstants)(void *, void *, uint32_t, uint32_t, uint32_t, const void *);
+typedef void (*vkcl_PFN_CmdDispatchBase)(void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
+typedef vkcl_VkResult (*vkcl_PFN_EndCommandBuffer)(void *);
+typedef vkcl_VkResult (*vkcl_PFN_BeginCommandBuffer)(void *, const vkcl_VkBeginInfo *);
+typedef vkcl_VkResult (*vkcl_PFN_QueueSubmit)(void *, uint32_t, const vkcl_VkSubmitInfo *, void *);
+typedef vkcl_VkResult (*vkcl_PFN_GetSemaphoreCounterValue)(void *, void *, uint64_t *);
+typedef vkcl_VkResult (*vkcl_PFN_WaitSemaphores)(void *, const vkcl_VkSemaphoreWaitInfo *, uint64_t);
+
+#define VKCL_ST_MEMORY_BARRIER 46
+#define VKCL_ST_BEGIN_INFO 42
+#define VKCL_ST_SUBMIT_INFO 4
+#define VKCL_ST_TIMELINE_SUBMIT_INFO 1000207003
+#define VKCL_ST_SEMAPHORE_WAIT_INFO 1000207004
+#define VKCL_ALL_COMMANDS 0x10000u
+#define VKCL_HOST_STAGE 0x4000u
+#define VKCL_MEMORY_RW (0x8000u | 0x10000u)
+#define VKCL_HOST_RW (0x2000u | 0x4000u)
+#define VKCL_ONE_TIME_SUBMIT 1u
+#define VKCL_COMPUTE_STAGE 0x20u
+#define VKCL_BIND_COMPUTE 1u
+#define VKCL_FAST_USED 64    /* cached launches one batch may use before Python takes over */
+#define VKCL_FAST_PC 256     /* push-constant bytes (maxPushConstantsSize is 128-256) */
+#define VKCL_SPIN_NS 100000  /* a clFinish polls this long before it sleeps (as Python's waits do) */
+
+/* A mutex both sides take: C here, Python through vkcl_mutex_lock/unlock (recursive, as the
+ * Python queue lock it replaces was an RLock). */
+typedef struct { pthread_mutex_t m; } vkcl_mutex_t;
+
+vkcl_mutex_t *vkcl_mutex_new(void)
+{
+    vkcl_mutex_t *mx = calloc(1, sizeof *mx);
+    pthread_mutexattr_t attr;
+    if (!mx)
+        return NULL;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&mx->m, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return mx;
+}
+void vkcl_mutex_free(vkcl_mutex_t *mx) { if (mx) { pthread_mutex_destroy(&mx->m); free(mx); } }
+void vkcl_mutex_lock(vkcl_mutex_t *mx) { pthread_mutex_lock(&mx->m); }
+void vkcl_mutex_unlock(vkcl_mutex_t *mx) { pthread_mutex_unlock(&mx->m); }
+
+typedef struct vkcl_fastq {
+    /* Written by Python under `lock`. */
+    void *cb;                  /* the open batch's VkCommandBuffer; NULL when none is open */
+    int enabled;               /* in-order, nothing held: fast launches may be recorded */
+    int pending;               /* Python's commands in the open batch, or its batches in flight */
+    int barrier;               /* the next GPU command needs a barrier before it */
+    uint32_t count;            /* commands in the open batch (Python's and fast ones) */
+    uint32_t limit;            /* the batch is handed to Python at this many commands */
+    uint32_t fast;             /* fast launches in the open batch */
+    uint32_t nused;            /* cached launches used by the open batch, in used[] */
+    uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
+    uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
+    void *device, *queue, *timeline;
+    vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
+    vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
+    void *used[VKCL_FAST_USED];
+    void *fn[10];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
+} vkcl_fastq_t;
+
+enum vkcl_fast_fn {
+    VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
+    VKCL_FN_COUNTER, VKCL_FN_WAIT,
+};
+
+typedef struct vkcl_fastk {
+    vkcl_fastq_t *fq;          /* the queue this launch was prepared for */
+    uint32_t work_dim;
+    uint32_t local_null;       /* enqueued with local_work_size NULL */
+    size_t global_size[3], local_size[3];
+    void *pipeline, *layout;
+    uint32_t pc_size;
+    uint32_t base[3], groups[3];
+    uint64_t tag;              /* the batch tag when last added to its queue's used[] */
+    uint8_t pc[VKCL_FAST_PC];
+} vkcl_fastk_t;
+
+vkcl_fastq_t *vkcl_fastq_new(void) { return calloc(1, sizeof(vkcl_fastq_t)); }
+vkcl_fastk_t *vkcl_fastk_new(void) { return calloc(1, sizeof(vkcl_fastk_t)); }
+void vkcl_fast_free(void *p) { free(p); }
+
+/* --- handle -> fast state, filled by Python -------------------------------------------- */
+
+#define VKCL_FAST_SLOTS 4096   /* open addressing; Python keeps the load under a half */
+static struct { const void *key; void *value; } vkcl_fast_table[VKCL_FAST_SLOTS];
+static pthread_mutex_t vkcl_fast_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *const vkcl_fast_tomb = &vkcl_fast_table;
+
+static size_t vkcl_fast_slot(const void *key) { return ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull >> 52; }
+
+static void *vkcl_fast_get_locked(const void *key);
+
+/* Returns 0 when the table is too full (the object then simply has no fast path). */
+int vkcl_fast_set(const void *key, void *value)
+{
+    int ok = 0;
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    size_t i = vkcl_fast_slot(key), n = 0, free_slot = VKCL_FAST_SLOTS;
+    for (; n < VKCL_FAST_SLOTS / 2; i = (i + 1) % VKCL_FAST_SLOTS, n++) {
+        const void *k = vkcl_fast_table[i].key;
+        if (k == key) {
+            free_slot = i;
+            break;
+        }
+        if (k == vkcl_fast_tomb && free_slot == VKCL_FAST_SLOTS)
+            free_slot = i;
+        if (k == NULL) {
+            if (free_slot == VKCL_FAST_SLOTS)
+                free_slot = i;
+            break;
+        }
+    }
+    if (free_slot != VKCL_FAST_SLOTS) {
+        vkcl_fast_table[free_slot].key = key;
+        vkcl_fast_table[free_slot].value = value;
+        ok = 1;
+    }
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+    return ok;
+}
+
+static void *vkcl_fast_get_locked(const void *key)
+{
+    for (size_t i = vkcl_fast_slot(key), n = 0; n < VKCL_FAST_SLOTS / 2; i = (i + 1) % VKCL_FAST_SLOTS, n++) {
+        const void *k = vkcl_fast_table[i].key;
+        if (k == key)
+            return vkcl_fast_table[i].value;
+        if (k == NULL)
+            return NULL;
+    }
+    return NULL;
+}
+
+void vkcl_fast_remove(const void *key)
+{
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    for (size_t i = vkcl_fast_slot(key), n = 0; n < VKCL_FAST_SLOTS / 2; i = (i + 1) % VKCL_FAST_SLOTS, n++) {
+        const void *k = vkcl_fast_table[i].key;
+        if (k == key) {
+            vkcl_fast_table[i].key = vkcl_fast_tomb;
+            vkcl_fast_table[i].value = NULL;
+            break;
+        }
+        if (k == NULL)
+            break;
+    }
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+}
+
+/* --- the fast paths --------------------------------------------------------------------- */
+
+static const vkcl_VkMemoryBarrier vkcl_full_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_MEMORY_RW};
+static const vkcl_VkMemoryBarrier vkcl_host_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_HOST_RW};
+static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_ONE_TIME_SUBMIT, NULL};
+
+static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                     const size_t *offset, const size_t *global, const size_t *local,
+                                     cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    if (offset || num_events || wait_list || event || !global || work_dim - 1u > 2u)
+        return 0;
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
+    vkcl_fastk_t *fk = vkcl_fast_get_locked(kernel);
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+    if (!fq || !fk || fk->fq != fq || fk->work_dim != work_dim || (local == NULL) != (fk->local_null != 0))
+        return 0;
+    for (cl_uint d = 0; d < work_dim; d++)
+        if (global[d] != fk->global_size[d] || (local && local[d] != fk->local_size[d]))
+            return 0;
+    if (pthread_mutex_trylock(&fq->lock->m) != 0)
+        return 0;
+    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (fk->tag != fq->tag && fq->nused >= VKCL_FAST_USED)) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 0;
+    }
+    void *cb = fq->cb;
+    if (fq->barrier)
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+    ((vkcl_PFN_CmdBindPipeline)fq->fn[VKCL_FN_BIND])(cb, VKCL_BIND_COMPUTE, fk->pipeline);
+    if (fk->pc_size)
+        ((vkcl_PFN_CmdPushConstants)fq->fn[VKCL_FN_PUSH])(cb, fk->layout, VKCL_COMPUTE_STAGE, 0, fk->pc_size, fk->pc);
+    ((vkcl_PFN_CmdDispatchBase)fq->fn[VKCL_FN_DISPATCH])(cb, fk->base[0], fk->base[1], fk->base[2], fk->groups[0],
+                                                         fk->groups[1], fk->groups[2]);
+    fq->barrier = 1;
+    fq->count++;
+    fq->fast++;
+    if (fk->tag != fq->tag) {  /* Python keeps its memory objects alive until the batch is done */
+        fk->tag = fq->tag;
+        fq->used[fq->nused++] = fk;
+    }
+    pthread_mutex_unlock(&fq->lock->m);
+    *ret = CL_SUCCESS;
+    return 1;
+}
+
+static uint64_t vkcl_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Submit the open batch (fast launches only), wait for it, and open it again. Under fq->lock:
+ * whoever releases a memory object a launch of this batch uses waits for the lock, so the
+ * memory outlives the batch. */
+static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq)
+{
+    void *cb = fq->cb;
+    ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
+                                                           &vkcl_host_barrier, 0, NULL, 0, NULL);
+    if (((vkcl_PFN_EndCommandBuffer)fq->fn[VKCL_FN_END])(cb) < 0)
+        return CL_OUT_OF_RESOURCES;
+    uint64_t value = fq->next_value++;
+    vkcl_VkTimelineSubmitInfo tl = {VKCL_ST_TIMELINE_SUBMIT_INFO, NULL, 0, NULL, 1, &value};
+    vkcl_VkSubmitInfo info = {VKCL_ST_SUBMIT_INFO, &tl, 0, NULL, NULL, 1, (const void *const *)&cb, 1,
+                              (const void *const *)&fq->timeline};
+    pthread_mutex_lock(&fq->submit_lock->m);
+    vkcl_VkResult r = ((vkcl_PFN_QueueSubmit)fq->fn[VKCL_FN_SUBMIT])(fq->queue, 1, &info, NULL);
+    pthread_mutex_unlock(&fq->submit_lock->m);
+    if (r < 0)
+        return CL_OUT_OF_RESOURCES;
+    uint64_t seen = 0, deadline = vkcl_now_ns() + VKCL_SPIN_NS;
+    for (;;) {
+        if (((vkcl_PFN_GetSemaphoreCounterValue)fq->fn[VKCL_FN_COUNTER])(fq->device, fq->timeline, &seen) < 0)
+            return CL_OUT_OF_RESOURCES;
+        if (seen >= value)
+            break;
+        if (vkcl_now_ns() >= deadline) {
+            vkcl_VkSemaphoreWaitInfo w = {VKCL_ST_SEMAPHORE_WAIT_INFO, NULL, 0, 1, (const void *const *)&fq->timeline,
+                                          &value};
+            if (((vkcl_PFN_WaitSemaphores)fq->fn[VKCL_FN_WAIT])(fq->device, &w, UINT64_MAX) < 0)
+                return CL_OUT_OF_RESOURCES;
+            break;
+        }
+    }
+    /* The pool resets command buffers individually: beginning one resets it. */
+    if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
+        return CL_OUT_OF_RESOURCES;
+    fq->count = fq->fast = fq->nused = 0;
+    fq->barrier = 0;
+    fq->tag++;
+    return CL_SUCCESS;
+}
+
+static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
+{
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+    if (!fq || pthread_mutex_trylock(&fq->lock->m) != 0)
+        return 0;
+    if (!fq->enabled || fq->pending || !fq->cb) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 0;
+    }
+    *ret = fq->fast ? vkcl_fast_run_batch(fq) : CL_SUCCESS;
+    if (*ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
+        fq->enabled = 0;
+        fq->cb = NULL;
+    }
+    pthread_mutex_unlock(&fq->lock->m);
+    return 1;
+}

@@ -1,0 +1,365 @@
+/* The launch fast path (icd/fast_path.c) through the ICD loader: repeated launches that C
+ * records without Python, mixed with everything that must take them back to Python. Every
+ * kernel counts or copies, and the host checks each element.
+ *
+ * Usage: launch_fast SECTION; each section is one pytest test (test_launch_fast.py). */
+#include "harness.h"
+#include <pthread.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static cl_platform_id platform;
+static cl_device_id device;
+static cl_context ctx;
+static cl_command_queue queue;
+
+static const char *SRC =
+    "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }\n"
+    "kernel void add(global int *c, int s) { c[get_global_id(0)] += s; }\n"
+    "kernel void step(global const int *a, global int *b) { size_t i = get_global_id(0); b[i] = a[i] + 1; }\n";
+
+static cl_program program;
+
+static cl_kernel kernel(const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(program, name, &err);
+    REQUIRE_OK(err);
+    return k;
+}
+
+static cl_mem zeros(size_t n)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(int), NULL, &err);
+    REQUIRE_OK(err);
+    int zero = 0;
+    REQUIRE_OK(clEnqueueFillBuffer(queue, m, &zero, sizeof zero, 0, n * sizeof(int), 0, NULL, NULL));
+    return m;
+}
+
+/* Every element of `m` (n ints) is `want`. */
+static void expect_all(cl_command_queue q, cl_mem m, size_t n, int want, const char *what)
+{
+    int *h = malloc(n * sizeof *h);
+    REQUIRE_OK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * sizeof *h, h, 0, NULL, NULL));
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (h[i] != want && bad++ == 0)
+            first = i;
+    EXPECT(bad == 0, "%s: %zu of %zu elements wrong, [%zu] = %d, expected %d", what, bad, n, first,
+           first < n ? h[first] : 0, want);
+    free(h);
+}
+
+/* Back-to-back launches, one clFinish; NULL and explicit local sizes, 1-3 dimensions. */
+static void repeat(void)
+{
+    const size_t n = 4096;
+    cl_mem c = zeros(n);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n, l = 64;
+    for (int i = 0; i < 1000; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, n, 1000, "1000 launches, NULL local size");
+    for (int i = 0; i < 600; i++)  /* past the batch limit (256): Python submits in between */
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, n, 1600, "600 more, local size 64");
+    size_t g2[2] = {n, 1}, g3[3] = {n, 1, 1};  /* the kernel indexes by get_global_id(0) */
+    for (int i = 0; i < 50; i++) {
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 2, NULL, g2, NULL, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 3, NULL, g3, NULL, 0, NULL, NULL));
+    }
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, n, 1700, "2-D and 3-D launches alternating");
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+/* Enqueue + clFinish, one at a time; a blocking read in between now and then. */
+static void round_trip(void)
+{
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    for (int i = 1; i <= 500; i++) {
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        EXPECT_OK(clFinish(queue));
+        if (i % 125 == 0)
+            expect_all(queue, c, n, i, "round trips");
+    }
+    EXPECT_OK(clFinish(queue));
+    EXPECT_OK(clFinish(queue));  /* nothing pending: returns at once */
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+/* Arguments set between launches are the ones each launch uses: ping-pong buffers and a
+ * changing scalar. */
+static void args_change(void)
+{
+    const size_t n = 1024;
+    cl_mem a = zeros(n), b = zeros(n);
+    cl_kernel k = kernel("step");
+    size_t g = n;
+    for (int i = 0; i < 300; i++) {
+        cl_mem src = i % 2 ? b : a, dst = i % 2 ? a : b;
+        REQUIRE_OK(clSetKernelArg(k, 0, sizeof src, &src));
+        REQUIRE_OK(clSetKernelArg(k, 1, sizeof dst, &dst));
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));  /* same args again */
+    }
+    EXPECT_OK(clFinish(queue));
+    /* each iteration writes src+1 into dst (twice, the same value): after 300, a holds 300 */
+    expect_all(queue, a, n, 300, "ping-pong");
+    cl_mem c = zeros(n);
+    cl_kernel add = kernel("add");
+    REQUIRE_OK(clSetKernelArg(add, 0, sizeof c, &c));
+    int total = 0;
+    for (int s = 1; s <= 20; s++) {
+        REQUIRE_OK(clSetKernelArg(add, 1, sizeof s, &s));
+        for (int r = 0; r < 5; r++, total += s)
+            EXPECT_OK(clEnqueueNDRangeKernel(queue, add, 1, NULL, &g, NULL, 0, NULL, NULL));
+    }
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, n, total, "a scalar changed every 5 launches");
+    clReleaseKernel(k);
+    clReleaseKernel(add);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+}
+
+static int destroyed;
+static void CL_CALLBACK on_destroy(cl_mem m, void *user)
+{
+    (void)m;
+    (void)user;
+    __atomic_store_n(&destroyed, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A buffer released right after launches that read it is still there when they run; its
+ * destructor callback runs once they are done. The kernel released with launches pending too. */
+static void release_pending(void)
+{
+    const size_t n = 1 << 16;
+    cl_mem src = zeros(n), dst = zeros(n);
+    int seven = 7;
+    REQUIRE_OK(clEnqueueFillBuffer(queue, src, &seven, sizeof seven, 0, n * sizeof(int), 0, NULL, NULL));
+    REQUIRE_OK(clFinish(queue));
+    REQUIRE_OK(clSetMemObjectDestructorCallback(src, on_destroy, NULL));
+    cl_kernel k = kernel("step");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof src, &src));
+    REQUIRE_OK(clSetKernelArg(k, 1, sizeof dst, &dst));
+    size_t g = n;
+    for (int i = 0; i < 20; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    EXPECT_OK(clReleaseMemObject(src));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, dst, n, 8, "dst after its source was released with launches pending");
+    for (int i = 0; i < 200 && !__atomic_load_n(&destroyed, __ATOMIC_SEQ_CST); i++)
+        usleep(10000);
+    EXPECT(__atomic_load_n(&destroyed, __ATOMIC_SEQ_CST), "the released buffer's destructor callback ran");
+    clReleaseMemObject(dst);
+}
+
+/* Launches mixed with transfers, markers and events: in-order semantics hold across the two
+ * paths, and a launch that asks for an event gets one that completes after the earlier ones. */
+static void mixed(void)
+{
+    const size_t n = 512;
+    cl_mem c = zeros(n);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    int *h = malloc(n * sizeof *h);
+    for (int round = 1; round <= 20; round++) {
+        for (int i = 0; i < 10; i++)
+            EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        cl_event ev = NULL;
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, &ev));  /* the Python path */
+        EXPECT_OK(clEnqueueReadBuffer(queue, c, CL_FALSE, 0, n * sizeof *h, h, 0, NULL, NULL));
+        cl_event marker = NULL;
+        EXPECT_OK(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker));
+        EXPECT_OK(clWaitForEvents(1, &marker));
+        cl_int status = 0;
+        EXPECT_OK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+        EXPECT(status == CL_COMPLETE, "round %d: the launch's event is complete after the marker", round);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += h[i] != 11 * round;
+        EXPECT(bad == 0, "round %d: %zu elements differ from %d after launches, a read and a marker", round, bad,
+               11 * round);
+        clReleaseEvent(ev);
+        clReleaseEvent(marker);
+    }
+    free(h);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+/* A launch held behind a user event holds every later launch of the in-order queue. */
+static void user_event_gate(void)
+{
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    REQUIRE_OK(clFinish(queue));
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    for (int i = 0; i < 5; i++)  /* prepared for the fast path */
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    EXPECT_OK(clFinish(queue));
+    cl_int err;
+    cl_event gate = clCreateUserEvent(ctx, &err);
+    REQUIRE_OK(err);
+    EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 1, &gate, NULL));
+    for (int i = 0; i < 50; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    EXPECT_OK(clFlush(queue));
+    usleep(50000);
+    cl_command_queue other = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+    REQUIRE_OK(err);
+    expect_all(other, c, n, 5, "nothing ran past the user event");
+    EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, n, 56, "everything ran once the user event completed");
+    clReleaseEvent(gate);
+    clReleaseCommandQueue(other);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+/* One kernel launched alternately on two queues, and queues of several threads at once. */
+static void two_queues(void)
+{
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    REQUIRE_OK(clFinish(queue));
+    cl_int err;
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+    REQUIRE_OK(err);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    for (int i = 0; i < 100; i++) {
+        cl_command_queue q = (i / 10) % 2 ? q2 : queue;
+        EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        if (i % 10 == 9)
+            EXPECT_OK(clFinish(q));
+    }
+    expect_all(queue, c, n, 100, "launches alternating between two queues");
+    clReleaseCommandQueue(q2);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+struct worker { cl_command_queue q; cl_kernel k; cl_mem c; int launches; };
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    size_t g = 128;
+    for (int i = 0; i < w->launches; i++) {
+        if (clEnqueueNDRangeKernel(w->q, w->k, 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS)
+            return (void *)1;
+        if (i % 97 == 0 && clFinish(w->q) != CL_SUCCESS)
+            return (void *)1;
+    }
+    return clFinish(w->q) == CL_SUCCESS ? NULL : (void *)1;
+}
+
+static void threads(void)
+{
+    enum { T = 4 };
+    struct worker w[T];
+    pthread_t th[T];
+    cl_int err;
+    for (int t = 0; t < T; t++) {
+        w[t].q = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+        REQUIRE_OK(err);
+        w[t].k = kernel("bump");
+        w[t].c = zeros(128);
+        w[t].launches = 1500 + 100 * t;
+        REQUIRE_OK(clSetKernelArg(w[t].k, 0, sizeof w[t].c, &w[t].c));
+    }
+    REQUIRE_OK(clFinish(queue));
+    for (int t = 0; t < T; t++)
+        pthread_create(&th[t], NULL, work, &w[t]);
+    for (int t = 0; t < T; t++) {
+        void *rc;
+        pthread_join(th[t], &rc);
+        EXPECT(rc == NULL, "thread %d: every call succeeded", t);
+    }
+    for (int t = 0; t < T; t++) {
+        expect_all(w[t].q, w[t].c, 128, w[t].launches, "each thread's counter");
+        clReleaseCommandQueue(w[t].q);
+        clReleaseKernel(w[t].k);
+        clReleaseMemObject(w[t].c);
+    }
+}
+
+/* Bad handles still get their errors (the fast path never takes a handle it does not know). */
+static void errors(void)
+{
+    cl_mem c = zeros(64);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = 64;
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    EXPECT_ERR(clEnqueueNDRangeKernel(NULL, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, NULL, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_KERNEL);
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 0, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_WORK_DIMENSION);
+    size_t bad_local = 3;  /* 64 is not a multiple of 3 (OpenCL C 1.2: uniform groups) */
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &bad_local, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
+    EXPECT_ERR(clFinish(NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT_OK(clFinish(queue));
+    expect_all(queue, c, 64, 3, "only the valid launches ran");
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} SECTIONS[] = {
+    {"repeat", repeat},       {"round_trip", round_trip}, {"args_change", args_change},
+    {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
+    {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        printf("usage: launch_fast SECTION\n");
+        return 2;
+    }
+    platform = vkcl_platform();
+    device = vkcl_device(platform);
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    REQUIRE_OK(err);
+    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+    REQUIRE_OK(err);
+    program = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
+    REQUIRE_OK(err);
+    REQUIRE_OK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
+    for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++)
+        if (strcmp(argv[1], SECTIONS[i].name) == 0) {
+            printf("-- %s\n", SECTIONS[i].name);
+            SECTIONS[i].fn();
+            clReleaseProgram(program);
+            clReleaseCommandQueue(queue);
+            clReleaseContext(ctx);
+            return harness_result();
+        }
+    printf("FAIL unknown section %s\n", argv[1]);
+    return 1;
+}
