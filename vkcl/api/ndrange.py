@@ -105,11 +105,13 @@ def enqueue(q, k, work_dim: int, offset, global_, local, waits, event, fast_ok: 
     else:
         cmd = NDRangeKernel(q, k, plan, launch)
         ev = q.enqueue(cmd, waits)
-        # The second identical launch in a row: C may repeat it (core/fastpath.py).
-        if fast_ok and q.fast is not None and k.fast_launch is None:
-            if k.fast_candidate == (q, key):
+        # The second identical launch in a row (same queue, sizes and argument values) that C
+        # did not take: let C repeat it (core/fastpath.py).
+        if fast_ok and q.fast is not None:
+            candidate = (q, key, k.arg_generation)
+            if k.fast_candidate == candidate:
                 fastpath.prepare(q, k, work_dim, global_, local, cmd)
-            k.fast_candidate = (q, key)
+            k.fast_candidate = candidate
     give_event(ev, event)
 
 

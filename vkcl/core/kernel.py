@@ -41,7 +41,8 @@ class ArgValue:
 
 class Kernel(CLObject):
     fast_launch = None  # core.fastpath.FastLaunch: this kernel's launch C may repeat
-    fast_candidate = None  # (queue, launch key) of the last launch that could become one
+    fast_candidate = None  # (queue, launch key, arg_generation) of the last one that could become one
+    arg_generation = 0  # counts clSetKernelArg calls
 
     def __init__(self, program, name: str, reflections: dict):
         super().__init__()
@@ -92,6 +93,7 @@ class Kernel(CLObject):
         if index >= self.num_args:
             raise CLError(cl.CL_INVALID_ARG_INDEX)
         was_unset = self.args[index] is None
+        self.arg_generation += 1
         if self.fast_launch is not None:
             fastpath.drop(self)
         self._set_arg(index, size, value, resolve_mem, resolve_sampler, read_bytes)
