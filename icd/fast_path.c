@@ -86,7 +86,11 @@ void vkcl_mutex_free(vkcl_mutex_t *mx) { if (mx) { pthread_mutex_destroy(&mx->m)
 void vkcl_mutex_lock(vkcl_mutex_t *mx) { pthread_mutex_lock(&mx->m); }
 void vkcl_mutex_unlock(vkcl_mutex_t *mx) { pthread_mutex_unlock(&mx->m); }
 
+#define VKCL_FASTQ_MAGIC 0x71667376u  /* the table holds both kinds: a handle of one kind passed */
+#define VKCL_FASTK_MAGIC 0x6b667376u  /* as the other is then not mistaken for it */
+
 typedef struct vkcl_fastq {
+    uint32_t magic;
     /* Written by Python under `lock`. */
     void *cb;                  /* the open batch's VkCommandBuffer; NULL when none is open */
     int enabled;               /* in-order, nothing held: fast launches may be recorded */
@@ -111,6 +115,7 @@ enum vkcl_fast_fn {
 };
 
 typedef struct vkcl_fastk {
+    uint32_t magic;
     vkcl_fastq_t *fq;          /* the queue this launch was prepared for */
     uint32_t work_dim;
     uint32_t local_null;       /* enqueued with local_work_size NULL */
@@ -122,8 +127,21 @@ typedef struct vkcl_fastk {
     uint8_t pc[VKCL_FAST_PC];
 } vkcl_fastk_t;
 
-vkcl_fastq_t *vkcl_fastq_new(void) { return calloc(1, sizeof(vkcl_fastq_t)); }
-vkcl_fastk_t *vkcl_fastk_new(void) { return calloc(1, sizeof(vkcl_fastk_t)); }
+vkcl_fastq_t *vkcl_fastq_new(void)
+{
+    vkcl_fastq_t *fq = calloc(1, sizeof *fq);
+    if (fq)
+        fq->magic = VKCL_FASTQ_MAGIC;
+    return fq;
+}
+
+vkcl_fastk_t *vkcl_fastk_new(void)
+{
+    vkcl_fastk_t *fk = calloc(1, sizeof *fk);
+    if (fk)
+        fk->magic = VKCL_FASTK_MAGIC;
+    return fk;
+}
 void vkcl_fast_free(void *p) { free(p); }
 
 /* --- handle -> fast state, filled by Python -------------------------------------------- */
@@ -210,7 +228,8 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
     vkcl_fastk_t *fk = vkcl_fast_get_locked(kernel);
     pthread_mutex_unlock(&vkcl_fast_table_lock);
-    if (!fq || !fk || fk->fq != fq || fk->work_dim != work_dim || (local == NULL) != (fk->local_null != 0))
+    if (!fq || !fk || fq->magic != VKCL_FASTQ_MAGIC || fk->magic != VKCL_FASTK_MAGIC || fk->fq != fq ||
+        fk->work_dim != work_dim || (local == NULL) != (fk->local_null != 0))
         return 0;
     for (cl_uint d = 0; d < work_dim; d++)
         if (global[d] != fk->global_size[d] || (local && local[d] != fk->local_size[d]))
@@ -296,7 +315,7 @@ static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
     pthread_mutex_lock(&vkcl_fast_table_lock);
     vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
     pthread_mutex_unlock(&vkcl_fast_table_lock);
-    if (!fq || pthread_mutex_trylock(&fq->lock->m) != 0)
+    if (!fq || fq->magic != VKCL_FASTQ_MAGIC || pthread_mutex_trylock(&fq->lock->m) != 0)
         return 0;
     if (!fq->enabled || fq->pending || !fq->cb) {
         pthread_mutex_unlock(&fq->lock->m);

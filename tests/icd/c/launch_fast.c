@@ -316,6 +316,11 @@ static void errors(void)
         EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
     EXPECT_ERR(clEnqueueNDRangeKernel(NULL, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
     EXPECT_ERR(clEnqueueNDRangeKernel(queue, NULL, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_KERNEL);
+    /* handles of the other kind, both known to the fast path */
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, (cl_kernel)queue, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_KERNEL);
+    EXPECT_ERR(clEnqueueNDRangeKernel((cl_command_queue)k, k, 1, NULL, &g, NULL, 0, NULL, NULL),
+               CL_INVALID_COMMAND_QUEUE);
+    EXPECT_ERR(clFinish((cl_command_queue)k), CL_INVALID_COMMAND_QUEUE);
     EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 0, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_WORK_DIMENSION);
     size_t bad_local = 3;  /* 64 is not a multiple of 3 (OpenCL C 1.2: uniform groups) */
     EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &bad_local, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
