@@ -85,14 +85,14 @@ def test_clspv_args_device_dependent():
                       max_push_constant_size=256, spirv_version="1.6", printf_buffer_size=4096,
                       non_uniform_workgroups=False, global_offset_push_constant=True, images=False,
                       no_8bit_storage=("pushconstant",), rounding_mode_rte=(32, 16), ubo_std430=True,
-                      features=("__opencl_c_images",))
+                      features=("__opencl_c_images",), unroll_runtime_loops=True)
     args = parse_options("-cl-std=CL3.0 -I inc").clspv_args(caps, input_kind="ir", output_kind="bitcode",
                                                             extra_include_dirs=("/hdrs",))
     for expected in ["-x", "ir", "--output-format=bc", "-arch=spir", "-fp16=0", "-fp64=0", "-int8=0",
                      "-max-pushconstant-size=256", "-spv-version=1.6", "-printf-buffer-size=4096",
                      "-uniform-workgroup-size", "-global-offset-push-constant", "-images=0",
                      "-no-8bit-storage=pushconstant", "-rounding-mode-rte=32", "-std430-ubo-layout",
-                     "-enable-feature-macros=__opencl_c_images", "-I/hdrs"]:
+                     "-enable-feature-macros=__opencl_c_images", "-unroll-runtime", "-I/hdrs"]:
         assert expected in args
     assert "-physical-storage-buffers" not in args
     assert any(a.startswith("-I/") and a.endswith("/inc") for a in args)  # made absolute
@@ -118,7 +118,8 @@ def test_every_generated_argument_is_known_to_clspv():
     everything = " ".join(t for t in STANDARD_COMPILE if not t.startswith("-cl-std") and "-Werror" not in t)
     caps = DeviceCaps(fp16=False, rounding_mode_rte=(16, 32, 64), no_8bit_storage=("ubo",),
                       no_16bit_storage=("pushconstant",), ubo_std430=True, decorate_nonuniform=True,
-                      global_offset_push_constant=True, native_builtins=("fma",), spirv_version="1.6")
+                      global_offset_push_constant=True, native_builtins=("fma",), spirv_version="1.6",
+                      unroll_runtime_loops=True)
     result = compile_source("kernel void k(global int *p) { p[0] = FOO; }", everything, caps)
     assert result.ok, result.log
     result = compile_source("kernel void k(global int *p) { p[0] = 1; }", "-cl-std=CL3.0",

@@ -169,6 +169,9 @@ class Device(CLObject):
             max_workgroup_size=self.max_work_group_size, printf_buffer_size=PRINTF_BUFFER_SIZE,
             images=False, ubo_std430=f["uniformBufferStandardLayout"],
             features=tuple(name for name, _ in self.opencl_c_features),
+            # Discrete GPUs: their compilers may not unroll (NVIDIA's does not). Not on CPU
+            # devices such as lavapipe, whose JIT time grows with the code.
+            unroll_runtime_loops=not pd.is_uma,
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
