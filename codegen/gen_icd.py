@@ -33,7 +33,8 @@ EXTENSION_FUNCTIONS = ["clIcdGetPlatformIDsKHR"]
 C_NATIVE = {"clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"}
 # Tried in C first (icd/fast_path.c); Python runs only when the fast path declines.
 FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish": "vkcl_fast_finish"}
-# What Python sees of icd/fast_path.c ("...;": cffi takes the layout from the C definition).
+# What Python sees of icd/fast_path.c and icd/host_copy.c ("...;": cffi takes the layout from
+# the C definition).
 FAST_CDEF = """\
 typedef struct { ...; } vkcl_mutex_t;
 vkcl_mutex_t *vkcl_mutex_new(void);
@@ -56,6 +57,7 @@ vkcl_fastk_t *vkcl_fastk_new(void);
 void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);
+void vkcl_host_copy(void *, const void *, size_t, int);
 """
 
 

@@ -107,6 +107,7 @@ static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_pl
                                                       cl_uint *num_platforms);
 
 #include "fast_path.c"
+#include "host_copy.c"
 #include "_gen/glue.c"
 
 static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,

@@ -38,6 +38,8 @@ SETTINGS = [
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
     Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
+    Setting("copy_threads", int, 0, "threads for large host copies of staged transfers (0: half the CPUs, "
+            "up to 8)"),
 ]
 _BY_NAME = {s.name: s for s in SETTINGS}
 

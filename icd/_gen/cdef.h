@@ -102,6 +102,7 @@ vkcl_fastk_t *vkcl_fastk_new(void);
 void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);
+void vkcl_host_copy(void *, const void *, size_t, int);
 
 extern "Python" cl_int vkcl_py_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2);
 extern "Python" cl_int vkcl_py_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4);

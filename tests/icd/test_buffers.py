@@ -30,3 +30,8 @@ def test_create_release_cycles_leave_rss_flat(c_program):
 
 def test_one_gib_buffer_round_trip(c_program):
     assert_passed(c_program("memory").run("big", timeout=240))
+
+
+def test_one_gib_round_trip_copied_on_threads(c_program):
+    # Staged transfers copied on 4 threads (icd/host_copy.c), as on a GPU machine's host.
+    assert_passed(c_program("memory").run("big", timeout=240, env={"VKCL_COPY_THREADS": "4"}))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from vkcl._gen import cl
+from vkcl import native
 from vkcl.api import handles
 from vkcl.api.event import finish_blocking, give_event, wait_list
 from vkcl.api.memory import resolve as resolve_mem
@@ -51,7 +52,7 @@ def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
     """The transfer done by the host at once; its event (made first, so that profiling times
     cover the copy) is complete."""
     ev = Event(q.context, q, command_type)
-    handles.ffi.memmove(dst, src, size)
+    native.host_copy(handles.ffi, dst, src, size)
     ev.set_status(COMPLETE)
     give_event(ev, event)
 

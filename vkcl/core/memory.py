@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from vkcl import log
+from vkcl import log, native
 from vkcl._gen import cl
 from vkcl.core import completion, fastpath
 from vkcl.core.object import CLObject
@@ -180,12 +180,12 @@ _uploaders: dict = {}
 def upload(vkdev, region: Region, offset: int, src, size: int) -> None:
     """Blocking host -> device copy, outside any queue (the object is new: nothing else uses it)."""
     if region.host_ptr is not None:
-        ffi.memmove(region.host_ptr + offset, src, size)
+        native.host_copy(ffi, region.host_ptr + offset, src, size)
         return
     allocator = allocator_for(vkdev)
     staging = allocator.allocate(size, MemoryKind.STAGING)
     try:
-        ffi.memmove(staging.host_ptr, src, size)
+        native.host_copy(ffi, staging.host_ptr, src, size)
         with _upload_lock:
             pool, timeline, value = _uploaders.get(vkdev) or (vkc.CommandPool(vkdev), vkc.Timeline(vkdev), 0)
             cb = pool.begin()
