@@ -63,6 +63,9 @@ DIRECT_TRANSFER_MIN = 4 << 20
 # Large reads go through staging, copied out on this many threads or more (else: imported pages).
 STAGED_READ_THREADS = 4
 STAGED_WRITE_THREADS = 4
+# ... up to this size: larger staging would be pinned and freed for each transfer (the
+# allocator keeps 1 GiB of large host-visible blocks for reuse), so those import instead.
+STAGED_MAX = 512 << 20
 # Writes up to this size (vkCmdUpdateBuffer's limit) travel in the command buffer.
 UPDATE_MAX = 65536
 
@@ -140,7 +143,8 @@ class WriteBuffer(_Staged):
                 self.updates.append((r.offset + b, n, data))
             self.copies = []
             return
-        at = self._host_view(vkdev, src, regions, import_pages=native.COPY_THREADS < STAGED_WRITE_THREADS)
+        at = self._host_view(vkdev, src, regions, import_pages=native.COPY_THREADS < STAGED_WRITE_THREADS or
+                             total > STAGED_MAX)
         if at is not None:
             self.src_buffer = self.own_buffer or self.staging.buffer
             base = 0 if self.own_buffer else self.staging.offset
@@ -182,7 +186,8 @@ class ReadBuffer(_Staged):
         self.outs = []
         # Importing pages pins them on every read (22 ms for 256 MiB on an H200 host); staging
         # and a copy-out on several threads is faster where there are threads to spare.
-        at = self._host_view(vkdev, dst, regions, import_pages=native.COPY_THREADS < STAGED_READ_THREADS)
+        at = self._host_view(vkdev, dst, regions, import_pages=native.COPY_THREADS < STAGED_READ_THREADS or
+                             sum(n for _, _, n in regions) > STAGED_MAX)
         if at is not None:  # the GPU writes the application's pages itself
             self.dst_buffer = self.own_buffer or self.staging.buffer
             base = 0 if self.own_buffer else self.staging.offset
