@@ -59,3 +59,38 @@ def test_workgroup_sizes_are_per_kernel():
     result = compiler.compile_source(src, "", CAPS)
     assert result.ok, result.log
     assert spirv.workgroup_sizes(result.spirv) == {"a": 1024, "b": 0}
+
+
+# Two mad()s and one a * b + c (which clspv itself already makes an Fma: contraction is on).
+MAD_SRC = ("kernel void k(global float4 *o, global double *d, float4 a, double b, float c) {"
+           " o[0] = mad(o[0], a, a); d[0] = mad(d[0], b, b); o[1] = o[1] * c + a; }")
+
+
+def test_fused_mad_turns_mad_into_fma(tmp_path):
+    result = compiler.compile_source(MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    assert 'OpExtInstImport "GLSL.std.450"' in dis
+    fmas = [l for l in dis.splitlines() if " Fma " in l]
+    assert len(fmas) == 3 and sum("double" in l for l in fmas) == 1, dis
+    assert "OpFAdd" not in dis and "OpFMul" not in dis and "NoContraction" not in dis  # dead multiplies go
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+
+
+def test_fused_mad_only_where_asked_and_contraction_allowed(tmp_path):
+    plain = compiler.compile_source(MAD_SRC, "", CAPS)
+    dis = _disassemble(plain.spirv, tmp_path)
+    assert plain.ok and dis.count(" Fma ") == 1 and dis.count("OpFAdd") == 2, dis
+    off = compiler.compile_source("#pragma OPENCL FP_CONTRACT OFF\n" + MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+    dis = _disassemble(off.spirv, tmp_path)
+    assert off.ok and " Fma " not in dis and "NoContraction" in dis, dis
+
+
+def test_fused_mad_imports_glsl_when_the_module_has_not(tmp_path):
+    src = "kernel void k(global double *d, double b) { d[0] = mad(d[0], b, b); }"
+    plain = compiler.compile_source(src, "", CAPS)
+    assert plain.ok and "GLSL.std.450" not in _disassemble(plain.spirv, tmp_path)
+    result = compiler.compile_source(src, "", compiler.DeviceCaps(fused_mad=True))
+    dis = _disassemble(result.spirv, tmp_path)
+    assert result.ok and 'OpExtInstImport "GLSL.std.450"' in dis and dis.count(" Fma ") == 1, dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0

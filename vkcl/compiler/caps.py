@@ -57,6 +57,9 @@ class DeviceCaps:
     # Vulkan compiler leaves them rolled where NVIDIA's OpenCL compiler unrolls them: on an H200
     # a float4 multiply-add loop ran at 52.3 TFLOP/s rolled, 64.3 unrolled (NVIDIA OpenCL 59.4).
     unroll_runtime_loops: bool = False
+    # mad() as GLSL.std.450 Fma (spirv_fixes.fuse_multiply_adds): for drivers whose code from
+    # Fma beats their own fusing of a multiply and an add (NVIDIA).
+    fused_mad: bool = False
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:

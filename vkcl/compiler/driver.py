@@ -93,7 +93,9 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     version = _safe_version()
     key = None
     if cacheable:
-        parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version]
+        # The repairs' version too: programs cached before a repair changed are not reused.
+        parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
+                                    f"fixes{spirv_fixes.VERSION}"]
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs
@@ -123,7 +125,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     if ok:
         # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
         contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
-        _attach_output(result, out.binary, contraction)
+        _attach_output(result, out.binary, contraction, caps.fused_mad)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -140,7 +142,7 @@ def _safe_version() -> str:
 _contract_off = re.compile(rb"#\s*pragma\s+OPENCL\s+FP_CONTRACT\s+OFF")
 
 
-def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True) -> None:
+def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True, fused_mad: bool = False) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -149,7 +151,7 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary, contraction)
+        binary = spirv_fixes.repair(binary, contraction, fused_mad)
         result.reflection = parse_reflection(binary)
         result.spirv = binary
     except (ReflectionError, spirv.SpirvFormatError) as e:
@@ -251,7 +253,8 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
         return CompileResult(ok=False, status="error", log=f"the IL uses {info.addressing_model} addressing "
                              f"but the device has {caps.address_bits}-bit addresses\n")
     spec_text = il_mod.spec_const_argument(spec) if spec else ""
-    key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), bytes(il), spec_text)
+    key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), f"fixes{spirv_fixes.VERSION}",
+                         bytes(il), spec_text)
     hit = cache.load(key)
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
