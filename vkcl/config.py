@@ -30,6 +30,8 @@ SETTINGS = [
     Setting("cache_dir", str, "", "program cache directory (default $XDG_CACHE_HOME/vkcl)"),
     Setting("clspv", str, "", "an external clspv executable to compile with instead of pyclspv"),
     Setting("clspv_library", str, "", "a shared object exporting clspv's C API (default: pyclspv's module)"),
+    Setting("clspv_options", str, "", "more clspv options for every compile (tuning and diagnosis; part of "
+            "the program cache key)"),
     Setting("llvm_spirv", str, "", "the SPIRV-LLVM-Translator for IL programs (default llvm-spirv-15)"),
     Setting("shader_dir", str, "", "where vkcl's built-in OpenCL C kernels are (default: shaders/)"),
     Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),

@@ -125,3 +125,16 @@ def test_every_generated_argument_is_known_to_clspv():
     result = compile_source("kernel void k(global int *p) { p[0] = 1; }", "-cl-std=CL3.0",
                             DeviceCaps(features=("__opencl_c_fp64",), non_uniform_workgroups=False))
     assert result.ok, result.log
+
+
+def test_clspv_options_setting_reaches_clspv(monkeypatch):
+    """VKCL_CLSPV_OPTIONS: more clspv options for every compile, part of the cache key."""
+    from vkcl.compiler import compile_source
+    src = ("kernel void k(global float *o, int n) { float x = o[0];"
+           " for (int i = 0; i < n; i++) x = x * 1.5f + 2.0f; o[0] = x; }")
+    monkeypatch.delenv("VKCL_CLSPV_OPTIONS", raising=False)
+    rolled = compile_source(src, "", DeviceCaps())
+    monkeypatch.setenv("VKCL_CLSPV_OPTIONS", "-unroll-runtime")
+    unrolled = compile_source(src, "", DeviceCaps())
+    assert rolled.ok and unrolled.ok and not unrolled.from_cache
+    assert len(unrolled.spirv) > len(rolled.spirv)

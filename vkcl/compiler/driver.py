@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 import tempfile
 import time
 from dataclasses import dataclass
@@ -91,11 +92,12 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
              binary_type: str, headers: dict | None = None, cacheable: bool = True) -> CompileResult:
     start = time.perf_counter()
     version = _safe_version()
+    more = shlex.split(settings.get("clspv_options") or "")
     key = None
     if cacheable:
         # The repairs' version too: programs cached before a repair changed are not reused.
         parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
-                                    f"fixes{spirv_fixes.VERSION}"]
+                                    f"fixes{spirv_fixes.VERSION}", *more]
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs
@@ -114,7 +116,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
-        out = _run(inputs, args)
+        out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
