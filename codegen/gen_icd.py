@@ -44,6 +44,7 @@ void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
+    uint64_t launches; uint64_t finishes;
     void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
     void *used[64]; void *fn[10]; ...;
 } vkcl_fastq_t;

@@ -102,6 +102,7 @@ typedef struct vkcl_fastq {
     uint32_t nused;            /* cached launches used by the open batch, in used[] */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
+    uint64_t launches, finishes; /* what C did itself, for tests and diagnosis */
     void *device, *queue, *timeline;
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
     vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
@@ -252,6 +253,7 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     fq->barrier = 1;
     fq->count++;
     fq->fast++;
+    fq->launches++;
     if (fk->tag != fq->tag) {  /* Python keeps its memory objects alive until the batch is done */
         fk->tag = fq->tag;
         fq->used[fq->nused++] = fk;
@@ -322,6 +324,7 @@ static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
         return 0;
     }
     *ret = fq->fast ? vkcl_fast_run_batch(fq) : CL_SUCCESS;
+    fq->finishes++;
     if (*ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
         fq->enabled = 0;
         fq->cb = NULL;
