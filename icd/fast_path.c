@@ -103,6 +103,7 @@ typedef struct vkcl_fastq {
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
     uint64_t launches, finishes; /* what C did itself, for tests and diagnosis */
+    int profiling;             /* a profiling queue: a launch that wants an event goes to Python */
     void *device, *queue, *timeline;
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
     vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
@@ -219,11 +220,15 @@ static const vkcl_VkMemoryBarrier vkcl_full_barrier = {VKCL_ST_MEMORY_BARRIER, N
 static const vkcl_VkMemoryBarrier vkcl_host_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_HOST_RW};
 static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_ONE_TIME_SUBMIT, NULL};
 
+/* Python makes the event of a fast launch that asks for one (vkcl/core/fastpath.py), called
+ * with the queue's lock held so that the event joins the batch the launch was recorded in. */
+static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event);
+
 static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                      const size_t *offset, const size_t *global, const size_t *local,
                                      cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
-    if (offset || num_events || wait_list || event || !global || work_dim - 1u > 2u)
+    if (offset || num_events || wait_list || !global || work_dim - 1u > 2u)
         return 0;
     pthread_mutex_lock(&vkcl_fast_table_lock);
     vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
@@ -237,9 +242,14 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
             return 0;
     if (pthread_mutex_trylock(&fq->lock->m) != 0)
         return 0;
-    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (fk->tag != fq->tag && fq->nused >= VKCL_FAST_USED)) {
+    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (fk->tag != fq->tag && fq->nused >= VKCL_FAST_USED) ||
+        (event && fq->profiling)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
+    }
+    if (event && (*ret = vkcl_py_fast_event(queue, event)) != CL_SUCCESS) {  /* nothing recorded */
+        pthread_mutex_unlock(&fq->lock->m);
+        return 1;
     }
     void *cb = fq->cb;
     if (fq->barrier)

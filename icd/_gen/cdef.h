@@ -89,7 +89,7 @@ void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes;
+    uint64_t launches; uint64_t finishes; int profiling;
     void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
     void *used[64]; void *fn[10]; ...;
 } vkcl_fastq_t;
@@ -104,6 +104,7 @@ void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);
 void vkcl_host_copy(void *, const void *, size_t, int);
+extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *);
 
 extern "Python" cl_int vkcl_py_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2);
 extern "Python" cl_int vkcl_py_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4);

@@ -13,6 +13,7 @@ SECTIONS = [
     "two_queues",       # one kernel alternating between two queues
     "threads",          # four threads, each its own queue, 1500-1800 launches
     "errors",           # bad handles and sizes still get their error codes
+    "events",           # launches with events: complete, their queue and type; profiling queues keep times
 ]
 
 

@@ -28,8 +28,11 @@ assert finish(q.int_ptr) == 0
 for i in range(200):  # round trips
     assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
     assert finish(q.int_ptr) == 0
+for i in range(100):  # pyopencl's own launches, which always ask for an event
+    cl.enqueue_nd_range_kernel(q, k, (1024,), None)
+q.finish()
 cl.enqueue_copy(q, host, buf)
-assert (host == 1200).all(), host[:8]
+assert (host == 1300).all(), host[:8]
 
 from vkcl.api import handles  # the ICD's own modules, in this interpreter
 fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
@@ -43,4 +46,4 @@ def test_launches_without_events_take_the_fast_path(python_with_icd):
     words = result.stdout.split()
     launches, finishes = int(words[words.index("launches") + 1]), int(words[words.index("finishes") + 1])
     # the first two launches prepare it; one in every 256 goes to Python to submit the batch
-    assert launches >= 1150 and finishes >= 195, result.stdout  # seen: 1194 and 199
+    assert launches >= 1250 and finishes >= 195, result.stdout  # seen: 1294 and 199

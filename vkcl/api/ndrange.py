@@ -124,7 +124,19 @@ def enqueue_nd_range_kernel(command_queue, kernel, work_dim, global_work_offset,
         raise CLError(cl.CL_INVALID_WORK_DIMENSION)
     offset = _sizes(global_work_offset, work_dim)
     enqueue(q, k, work_dim, offset, _sizes(global_work_size, work_dim), _sizes(local_work_size, work_dim), waits,
-            event, fast_ok=not waits and event == handles.NULL and offset is None)
+            event, fast_ok=not waits and offset is None)
+
+
+def fast_event(command_queue, event) -> int:
+    """C's fast path recorded a launch that asks for an event (icd/fast_path.c, vkcl_py_fast_event):
+    the event, joined to the batch. Called with the queue's lock held."""
+    try:
+        give_event(resolve_queue(command_queue).fast_launch_event(), event)
+        return cl.CL_SUCCESS
+    except CLError as e:
+        return e.code
+    except Exception:
+        return cl.CL_OUT_OF_HOST_MEMORY
 
 
 def enqueue_task(command_queue, kernel, num_events, event_wait_list, event):

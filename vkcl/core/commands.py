@@ -47,6 +47,13 @@ class Marker(Command):
         self.after_all = after_all
 
 
+class FastLaunchEvent(Command):
+    """Stands in its batch for a launch the C fast path recorded (core/fastpath.py), so that
+    the launch's event completes with the batch; the GPU work is already in the batch."""
+
+    command_type = cl.CL_COMMAND_NDRANGE_KERNEL
+
+
 class Barrier(Command):
     command_type = cl.CL_COMMAND_BARRIER
     is_barrier = True

@@ -51,6 +51,7 @@ class FastQueue:
         fq.limit = queue.batch_limit
         fq.next_value = 1
         fq.tag = 1
+        fq.profiling = int(queue.profiling)
         for i, name in enumerate(_FUNCTIONS):
             fn = vk.lib.vkGetDeviceProcAddr(vkdev.handle, name.encode())
             if fn == vk.ffi.NULL:

@@ -15,6 +15,7 @@ from vkcl import config, log, native
 from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
+from vkcl.core.commands import FastLaunchEvent
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.vulkan import commands as vkc
@@ -81,6 +82,17 @@ class CommandQueue(CLObject):
                 self._record(cmd)
             if self.fast is not None:
                 self._sync_fast()
+        return ev
+
+    def fast_launch_event(self) -> Event:
+        """The event of a launch C is recording into the open batch now (it holds the lock):
+        a command with nothing to record, completed with the batch."""
+        ev = Event(self.context, self, cl.CL_COMMAND_NDRANGE_KERNEL)
+        cmd = FastLaunchEvent()
+        cmd.event = ev
+        self.batch.commands.append(cmd)
+        self.last_event = ev
+        self.fast.c.pending = 1  # a clFinish must now complete the event: Python's
         return ev
 
     def _sync_fast(self) -> None:

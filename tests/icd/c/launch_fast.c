@@ -305,6 +305,53 @@ static void threads(void)
     }
 }
 
+/* Launches that ask for an event (C records them, Python makes the event): each event
+ * completes, names its queue and command type; a profiling queue's still gets its times. */
+static void events(void)
+{
+    enum { N = 100 };
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    cl_event ev[N];
+    for (int i = 0; i < N; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, &ev[i]));
+    EXPECT_OK(clWaitForEvents(1, &ev[N - 1]));
+    for (int i = 0; i < N; i++) {
+        cl_int status = 1;
+        cl_command_type type = 0;
+        cl_command_queue q = NULL;
+        EXPECT_OK(clGetEventInfo(ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+        EXPECT_OK(clGetEventInfo(ev[i], CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL));
+        EXPECT_OK(clGetEventInfo(ev[i], CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL));
+        EXPECT(status == CL_COMPLETE && type == CL_COMMAND_NDRANGE_KERNEL && q == queue,
+               "event %d: status %d, type %#x, its queue", i, status, type);
+        clReleaseEvent(ev[i]);
+    }
+    expect_all(queue, c, n, N, "launches with events");
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue pq = clCreateCommandQueueWithProperties(ctx, device, props, &err);
+    REQUIRE_OK(err);
+    for (int i = 0; i < 5; i++) {
+        cl_event e;
+        EXPECT_OK(clEnqueueNDRangeKernel(pq, k, 1, NULL, &g, NULL, 0, NULL, &e));
+        EXPECT_OK(clWaitForEvents(1, &e));
+        cl_ulong start = 0, end = 0;
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL));
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
+        EXPECT(start > 0 && end >= start, "profiled launch %d: start %llu, end %llu", i, (unsigned long long)start,
+               (unsigned long long)end);
+        clReleaseEvent(e);
+    }
+    expect_all(pq, c, n, N + 5, "and on a profiling queue");
+    clReleaseCommandQueue(pq);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
 /* Bad handles still get their errors (the fast path never takes a handle it does not know). */
 static void errors(void)
 {
@@ -338,6 +385,7 @@ static const struct {
     {"repeat", repeat},       {"round_trip", round_trip}, {"args_change", args_change},
     {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
     {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
+    {"events", events},
 };
 
 int main(int argc, char **argv)
