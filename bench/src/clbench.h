@@ -43,7 +43,7 @@ typedef struct {
     cl_ulong local_mem;
     cl_uint compute_units;
     size_t max_wg;
-    int fp64, fp16;
+    int fp64, fp16, int_dot;
     int is_gpu;
     double init_ms;           /* clGetPlatformIDs .. queue created */
     char reason[600];         /* why the last failing step failed */

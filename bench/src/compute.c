@@ -18,8 +18,9 @@ typedef struct {
     const char *lane_offsets;   /* added to the initial value, lane i gets i */
     const char *step;           /* one step of the chain on x */
     const char *to_float;       /* the chain's value as a float, lanes summed */
-    int needs;                  /* 1: fp64, 2: fp16 */
+    int needs;                  /* 1: fp64, 2: fp16, 3: cl_khr_integer_dot_product */
     float a, b;
+    int ops_per_step;           /* 0: 2 (a multiply and an add) */
 } mad_type;
 
 static const mad_type TYPES[] = {
@@ -29,6 +30,10 @@ static const mad_type TYPES[] = {
     {"mad_double", "GFLOP/s", "double", "double", 1, "0.0", "mad(x, a, b)", "(float)(x)", 1, 1, 1},
     {"mad_half", "GFLOP/s", "half", "half", 1, "(half)0", "mad(x, a, b)", "(float)(x)", 2, -1, 1},
     {"mad_int", "GOP/s", "int", "int", 1, "0", "(x * a + b)", "(float)(x)", 0, 1, 1},
+    /* 8-bit dot products (4 multiplies, 4 adds) on the chain's own low byte: with a = 1 the dot
+     * is that byte, and adding the other bytes and b = 1 makes x + 1, so the chain counts. */
+    {"dot_int8", "GOP/s", "uint", "uint", 1, "0u", "(dot(as_uchar4(x), as_uchar4(a)) + (x & 0xFFFFFF00u) + b)",
+     "(float)(x)", 3, 1, 1, 8},
 };
 
 static const char *mad_template =
@@ -69,8 +74,10 @@ static void mad_one(bench *b, const mad_type *t)
     cl_kernel k = NULL;
     cl_mem out = NULL;
     float *host = NULL;
-    if ((t->needs == 1 && !b->fp64) || (t->needs == 2 && !b->fp16)) {
-        report_skip(t->name, t->needs == 1 ? "the device lacks cl_khr_fp64" : "the device lacks cl_khr_fp16");
+    if ((t->needs == 1 && !b->fp64) || (t->needs == 2 && !b->fp16) || (t->needs == 3 && !b->int_dot)) {
+        report_skip(t->name, t->needs == 1   ? "the device lacks cl_khr_fp64"
+                             : t->needs == 2 ? "the device lacks cl_khr_fp16"
+                                             : "the device lacks cl_khr_integer_dot_product");
         return;
     }
     const char *pragma = t->needs == 1 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"
@@ -106,7 +113,7 @@ static void mad_one(bench *b, const mad_type *t)
             goto fail;
         }
     }
-    double ops = (double)global * 8 * t->lanes * steps * 2;
+    double ops = (double)global * 8 * t->lanes * steps * (t->ops_per_step ? t->ops_per_step : 2);
     report(b, t->name, t->unit, ops / best * 1e-6, "time_ms=%.4g steps=%ld work_items=%zu", best, steps,
            global);
     goto done;

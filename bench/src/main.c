@@ -28,7 +28,7 @@ static const group GROUPS[] = {
      "triad_float:GB/s triad_float.wall:GB/s triad_float4:GB/s triad_float4.wall:GB/s"},
     {"local", group_local, "local_mem:GB/s"},
     {"compute", group_compute,
-     "mad_float:GFLOP/s mad_float4:GFLOP/s mad_double:GFLOP/s mad_half:GFLOP/s mad_int:GOP/s"},
+     "mad_float:GFLOP/s mad_float4:GFLOP/s mad_double:GFLOP/s mad_half:GFLOP/s mad_int:GOP/s dot_int8:GOP/s"},
     {"latency", group_latency, "launch_dispatch:us launch_roundtrip:us"},
     {"transfer", group_transfer,
      "write_blocking:GB/s write_nonblocking:GB/s read_blocking:GB/s read_nonblocking:GB/s "
@@ -240,6 +240,7 @@ static int setup(bench *b, const char *want_platform, int want_device)
     b->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     b->fp64 = has_ext(b->device, "cl_khr_fp64");
     b->fp16 = has_ext(b->device, "cl_khr_fp16");
+    b->int_dot = has_ext(b->device, "cl_khr_integer_dot_product");
     return 0;
 }
 

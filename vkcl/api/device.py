@@ -139,6 +139,13 @@ DEVICE_INFO = {
 }
 # cl_khr_pci_bus_info, only where the device reports its PCI address.
 PCI_BUS_INFO = {cl.CL_DEVICE_PCI_BUS_INFO_KHR: ("bytes", a("pci_bus_info"))}
+# cl_khr_integer_dot_product, only where the device has it.
+INTEGER_DOT_PRODUCT = {
+    cl.CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR: ("cl_ulong", a("integer_dot_product_capabilities")),
+    cl.CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR: ("bytes", a("integer_dot_product_8bit")),
+    cl.CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
+        ("bytes", a("integer_dot_product_4x8bit_packed")),
+}
 
 
 def resolve(ptr) -> Device:
@@ -175,6 +182,8 @@ def get_device_info(device, param_name, size, value, size_ret):
     table = DEVICE_INFO
     if param_name in PCI_BUS_INFO and d.physical.pci_bus is not None:
         table = PCI_BUS_INFO
+    elif param_name in INTEGER_DOT_PRODUCT and d.has_integer_dot_product:
+        table = INTEGER_DOT_PRODUCT
     info.answer(table, param_name, size, value, size_ret, d)
 
 

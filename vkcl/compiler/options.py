@@ -117,6 +117,10 @@ class BuildOptions:
             args.append("-uniform-workgroup-size")
         if std == "CL3.0" and caps.features:
             args.append("-enable-feature-macros=" + ",".join(caps.features))
+        elif caps.features:
+            # cl_khr_integer_dot_product defines its feature macros for every OpenCL C version,
+            # and its built-ins are declared under them.
+            args += [f"-D{f}" for f in caps.features if f.startswith("__opencl_c_integer_dot_product")]
         args += caps.clspv_args()
         for flag in sorted(self.flags):
             spelling = _CLSPV_SPELLING.get(flag)

@@ -53,6 +53,9 @@ class Device(CLObject):
         self.has_int64 = f["shaderInt64"]
         self.has_fp16 = f["shaderFloat16"] and f["storageBuffer16BitAccess"]
         self.has_int8 = f["shaderInt8"] and f["storageBuffer8BitAccess"]
+        # cl_khr_integer_dot_product: Vulkan 1.3's shaderIntegerDotProduct (SPIR-V 1.6 OpSDot...).
+        self.has_integer_dot_product = (f.get("shaderIntegerDotProduct", False) and self.has_int8 and
+                                        pd.api_version >= vk.VK_MAKE_VERSION(1, 3, 0))
         self.host_unified_memory = pd.is_uma
         self.global_mem_size = pd.device_local_bytes
         # An allocation must fit one VkBuffer and one VkDeviceMemory (and a quarter of memory at least).
@@ -76,7 +79,10 @@ class Device(CLObject):
             exts.append("cl_khr_fp16")
         if self.physical.pci_bus is not None:
             exts.append("cl_khr_pci_bus_info")
-        versions = {"cl_khr_extended_versioning": make_version(1, 0, 0)}
+        if self.has_integer_dot_product:
+            exts.append("cl_khr_integer_dot_product")
+        versions = {"cl_khr_extended_versioning": make_version(1, 0, 0),
+                    "cl_khr_integer_dot_product": make_version(2, 0, 0)}
         return sorted((e, versions.get(e, KHR)) for e in exts)
 
     # --- derived values the info table reads -------------------------------------------------
@@ -137,7 +143,26 @@ class Device(CLObject):
             names.append("__opencl_c_int64")
         if self.has_fp64:
             names.append("__opencl_c_fp64")
+        if self.has_integer_dot_product:
+            names += ["__opencl_c_integer_dot_product_input_4x8bit",
+                      "__opencl_c_integer_dot_product_input_4x8bit_packed"]
         return [(n, make_version(3, 0)) for n in names]
+
+    # cl_khr_integer_dot_product's queries.
+    @property
+    def integer_dot_product_capabilities(self) -> int:
+        return (cl.CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR |
+                cl.CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR) if self.has_integer_dot_product else 0
+
+    @property
+    def integer_dot_product_8bit(self) -> bytes:
+        import struct
+        return struct.pack("<6I", *self.physical.dot_8bit)
+
+    @property
+    def integer_dot_product_4x8bit_packed(self) -> bytes:
+        import struct
+        return struct.pack("<6I", *self.physical.dot_4x8_packed)
 
     @property
     def ils_with_version(self) -> list[tuple[str, int]]:

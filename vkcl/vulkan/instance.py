@@ -62,6 +62,10 @@ class PhysicalDevice:
     queue_families: list  # (queueFlags, queueCount, timestampValidBits)
     sm_count: int = 0  # VK_NV_shader_sm_builtins, when the driver tells
     pci_bus: tuple | None = None  # (domain, bus, device, function)
+    # shaderIntegerDotProduct's "accelerated" properties (Vulkan 1.3), for 8-bit vectors and
+    # packed 4x8-bit: (signed, unsigned, mixed, and the same three accumulating-saturating).
+    dot_8bit: tuple = (False,) * 6
+    dot_4x8_packed: tuple = (False,) * 6
     unsupported: list = field(default_factory=list)
 
     @property
@@ -133,6 +137,13 @@ def _read_physical_device(handle, index: int) -> PhysicalDevice:
         v13p = vk.VkPhysicalDeviceVulkan13Properties()
         vk.vkGetPhysicalDeviceProperties2(handle, vk.VkPhysicalDeviceProperties2(pNext=v13p))
         min_sg, max_sg, max_buffer = v13p.minSubgroupSize, v13p.maxSubgroupSize, v13p.maxBufferSize
+        p = "integerDotProduct"
+        dot_8bit = tuple(bool(getattr(v13p, f"{p}{acc}8Bit{kind}Accelerated")) for acc in ("", "AccumulatingSaturating")
+                         for kind in ("Signed", "Unsigned", "MixedSignedness"))
+        dot_4x8_packed = tuple(bool(getattr(v13p, f"{p}{acc}4x8BitPacked{kind}Accelerated"))
+                               for acc in ("", "AccumulatingSaturating") for kind in ("Signed", "Unsigned", "MixedSignedness"))
+    else:
+        dot_8bit = dot_4x8_packed = (False,) * 6
 
     sm_count = 0
     if "VK_NV_shader_sm_builtins" in extensions:
@@ -157,7 +168,7 @@ def _read_physical_device(handle, index: int) -> PhysicalDevice:
         subgroup_size=v11p.subgroupSize, subgroup_ops=v11p.subgroupSupportedOperations,
         min_subgroup_size=min_sg, max_subgroup_size=max_sg,
         max_memory_allocation_size=v11p.maxMemoryAllocationSize, max_buffer_size=max_buffer,
-        features=features, extensions=extensions,
+        features=features, extensions=extensions, dot_8bit=dot_8bit, dot_4x8_packed=dot_4x8_packed,
         memory_types=[(mem.memoryTypes[i].propertyFlags, mem.memoryTypes[i].heapIndex) for i in range(mem.memoryTypeCount)],
         memory_heaps=[(mem.memoryHeaps[i].size, mem.memoryHeaps[i].flags) for i in range(mem.memoryHeapCount)],
         queue_families=[(q.queueFlags, q.queueCount, q.timestampValidBits)
