@@ -9,9 +9,10 @@
  *    one consistent batch;
  *  - a kernel's cached launch (vkcl_fastk_t): for one queue, one set of argument values and one
  *    NDRange, the pipeline and the complete push constants.
- * A fast launch records barrier + bind + push constants + dispatch into the open batch; a fast
- * clFinish of a batch holding only fast launches submits it, waits, and reopens it. Python gets
- * back every batch with something of its own in it.
+ * A fast launch records barrier + bind + push constants + dispatch into the open batch (when the
+ * application wants an event, Python makes just that); a fast clFinish of a batch holding only
+ * fast launches without events submits it, waits, and reopens it. Python gets back every batch
+ * with something of its own in it.
  *
  * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
  * is simply not found, and the call goes to Python, which reports the error).

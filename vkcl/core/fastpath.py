@@ -3,8 +3,9 @@
 A queue's FastQueue mirrors its batch state into a C struct under the queue's lock (a
 NativeLock both sides take). A FastLaunch is one kernel's launch prepared for one queue: the
 pipeline, the complete push constants and the grid of one NDRange with the arguments as they
-were. C then records repeated enqueues of it (no event, no wait list, no offset) straight into
-the open batch, and finishes a batch holding only such launches itself.
+were. C then records repeated enqueues of it (no wait list, no offset) straight into the open
+batch, asking Python only for the event when the application wants one
+(CommandQueue.fast_launch_event), and finishes a batch holding only such launches itself.
 
 Lifetimes. A FastLaunch holds its memory objects; C lists the launches a batch used, and
 Python's submit hands them to the batch, which keeps them until it completes (as a command
@@ -136,7 +137,7 @@ class FastLaunch:
 
 
 def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
-    """After a slow-path enqueue (no event, wait list or offset) of `cmd`, an NDRangeKernel:
+    """After a slow-path enqueue (no wait list or offset) of `cmd`, an NDRangeKernel:
     let C repeat it, when it is simple enough."""
     fast = queue.fast
     launch = cmd.launch
