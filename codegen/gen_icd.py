@@ -32,7 +32,8 @@ EXTENSION_FUNCTIONS = ["clIcdGetPlatformIDsKHR"]
 # Answered in C (icd/vkcl_icd.c): the loader calls them before Python is started.
 C_NATIVE = {"clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"}
 # Tried in C first (icd/fast_path.c); Python runs only when the fast path declines.
-FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish": "vkcl_fast_finish"}
+FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish": "vkcl_fast_finish",
+              "clEnqueueWriteBuffer": "vkcl_fast_enqueue_write_buffer"}
 # What Python sees of icd/fast_path.c and icd/host_copy.c ("...;": cffi takes the layout from
 # the C definition).
 FAST_CDEF = """\
@@ -44,7 +45,7 @@ void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes; int profiling;
+    uint64_t launches; uint64_t finishes; uint64_t writes; void *context; int profiling;
     void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
     void *used[64]; void *fn[10]; ...;
 } vkcl_fastq_t;
@@ -55,6 +56,10 @@ typedef struct vkcl_fastk {
 } vkcl_fastk_t;
 vkcl_fastq_t *vkcl_fastq_new(void);
 vkcl_fastk_t *vkcl_fastk_new(void);
+typedef struct vkcl_fastm {
+    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; ...;
+} vkcl_fastm_t;
+vkcl_fastm_t *vkcl_fastm_new(void);
 void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);

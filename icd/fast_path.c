@@ -89,6 +89,7 @@ void vkcl_mutex_unlock(vkcl_mutex_t *mx) { pthread_mutex_unlock(&mx->m); }
 
 #define VKCL_FASTQ_MAGIC 0x71667376u  /* the table holds both kinds: a handle of one kind passed */
 #define VKCL_FASTK_MAGIC 0x6b667376u  /* as the other is then not mistaken for it */
+#define VKCL_FASTM_MAGIC 0x6d667376u
 
 typedef struct vkcl_fastq {
     uint32_t magic;
@@ -103,7 +104,8 @@ typedef struct vkcl_fastq {
     uint32_t nused;            /* cached launches used by the open batch, in used[] */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
-    uint64_t launches, finishes; /* what C did itself, for tests and diagnosis */
+    uint64_t launches, finishes, writes; /* what C did itself, for tests and diagnosis */
+    void *context;             /* names the queue's context (a buffer of another is Python's error) */
     int profiling;             /* a profiling queue: a launch that wants an event goes to Python */
     void *device, *queue, *timeline;
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
@@ -114,7 +116,7 @@ typedef struct vkcl_fastq {
 
 enum vkcl_fast_fn {
     VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
-    VKCL_FN_COUNTER, VKCL_FN_WAIT,
+    VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE,
 };
 
 typedef struct vkcl_fastk {
@@ -129,6 +131,22 @@ typedef struct vkcl_fastk {
     uint64_t tag;              /* the batch tag when last added to its queue's used[] */
     uint8_t pc[VKCL_FAST_PC];
 } vkcl_fastk_t;
+
+/* A buffer small writes may go to (vkcl_fastm_t): where its bytes are on one device. */
+typedef struct vkcl_fastm {
+    uint32_t magic;
+    void *device, *context;    /* the VkDevice of the region; the buffer's context */
+    void *buffer;              /* the VkBuffer, and the memory object's first byte in it */
+    uint64_t offset, size;
+} vkcl_fastm_t;
+
+vkcl_fastm_t *vkcl_fastm_new(void)
+{
+    vkcl_fastm_t *fm = calloc(1, sizeof *fm);
+    if (fm)
+        fm->magic = VKCL_FASTM_MAGIC;
+    return fm;
+}
 
 vkcl_fastq_t *vkcl_fastq_new(void)
 {
@@ -269,6 +287,47 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
         fk->tag = fq->tag;
         fq->used[fq->nused++] = fk;
     }
+    pthread_mutex_unlock(&fq->lock->m);
+    *ret = CL_SUCCESS;
+    return 1;
+}
+
+typedef void (*vkcl_PFN_CmdUpdateBuffer)(void *, void *, uint64_t, uint64_t, const void *);
+
+/* A non-blocking clEnqueueWriteBuffer of at most 64 KiB, 4-byte aligned, without a wait list or
+ * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. */
+static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                          size_t offset, size_t size, const void *ptr, cl_uint num_events,
+                                          const cl_event *wait_list, cl_event *event)
+{
+    if (blocking || num_events || wait_list || event || !ptr || size == 0 || size > 65536 || ((offset | size) & 3))
+        return 0;
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
+    vkcl_fastm_t *fm = vkcl_fast_get_locked(buffer);
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+    if (!fq || !fm || fq->magic != VKCL_FASTQ_MAGIC || fm->magic != VKCL_FASTM_MAGIC || fm->device != fq->device ||
+        fm->context != fq->context || offset > fm->size || size > fm->size - offset)
+        return 0;
+    if (pthread_mutex_trylock(&fq->lock->m) != 0)
+        return 0;
+    int listed = 0;
+    for (uint32_t i = 0; i < fq->nused && !listed; i++)
+        listed = fq->used[i] == fm;
+    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (!listed && fq->nused >= VKCL_FAST_USED)) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 0;
+    }
+    if (fq->barrier)
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(fq->cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+    ((vkcl_PFN_CmdUpdateBuffer)fq->fn[VKCL_FN_UPDATE])(fq->cb, fm->buffer, fm->offset + offset, size, ptr);
+    fq->barrier = 1;
+    fq->count++;
+    fq->fast++;
+    fq->writes++;
+    if (!listed)  /* Python keeps the buffer alive until the batch is done */
+        fq->used[fq->nused++] = fm;
     pthread_mutex_unlock(&fq->lock->m);
     *ret = CL_SUCCESS;
     return 1;

@@ -89,7 +89,7 @@ void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes; int profiling;
+    uint64_t launches; uint64_t finishes; uint64_t writes; void *context; int profiling;
     void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
     void *used[64]; void *fn[10]; ...;
 } vkcl_fastq_t;
@@ -100,6 +100,10 @@ typedef struct vkcl_fastk {
 } vkcl_fastk_t;
 vkcl_fastq_t *vkcl_fastq_new(void);
 vkcl_fastk_t *vkcl_fastk_new(void);
+typedef struct vkcl_fastm {
+    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; ...;
+} vkcl_fastm_t;
+vkcl_fastm_t *vkcl_fastm_new(void);
 void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);

@@ -14,6 +14,7 @@ SECTIONS = [
     "threads",          # four threads, each its own queue, 1500-1800 launches
     "errors",           # bad handles and sizes still get their error codes
     "events",           # launches with events: complete, their queue and type; profiling queues keep times
+    "small_writes",     # non-blocking writes from C: every byte, order with launches, sub-buffers, errors
 ]
 
 

@@ -1,5 +1,5 @@
-"""The fast path is really taken: launches without an event, through a second ICD loader
-(ctypes, the system's libOpenCL) on pyopencl's objects, counted by icd/fast_path.c."""
+"""The fast path is really taken: launches and small writes without an event, through a second
+ICD loader (ctypes, the system's libOpenCL) on pyopencl's objects, counted by icd/fast_path.c."""
 import pytest
 
 pytest.importorskip("pyopencl")
@@ -33,10 +33,18 @@ for i in range(100):  # pyopencl's own launches, which always ask for an event
 q.finish()
 cl.enqueue_copy(q, host, buf)
 assert (host == 1300).all(), host[:8]
+write = ocl.clEnqueueWriteBuffer
+write.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, c_void_p]
+values = np.arange(1024, dtype=np.int32)
+for i in range(256):  # small non-blocking writes, no event
+    assert write(q.int_ptr, buf.int_ptr, 0, 16 * i, 16, values[4 * i:].ctypes.data, 0, None, None) == 0
+assert finish(q.int_ptr) == 0
+cl.enqueue_copy(q, host, buf)
+assert (host == values).all(), host[:8]
 
 from vkcl.api import handles  # the ICD's own modules, in this interpreter
 fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
-print("launches", fast.launches, "finishes", fast.finishes)
+print("launches", fast.launches, "finishes", fast.finishes, "writes", fast.writes)
 """
 
 
@@ -44,6 +52,6 @@ def test_launches_without_events_take_the_fast_path(python_with_icd):
     result = python_with_icd(CODE)
     assert result.returncode == 0, result.stdout + result.stderr
     words = result.stdout.split()
-    launches, finishes = int(words[words.index("launches") + 1]), int(words[words.index("finishes") + 1])
-    # the first two launches prepare it; one in every 256 goes to Python to submit the batch
-    assert launches >= 1250 and finishes >= 195, result.stdout  # seen: 1294 and 199
+    launches, finishes, writes = (int(words[words.index(w) + 1]) for w in ("launches", "finishes", "writes"))
+    # the first launches and write prepare it; one in every 256 commands goes to Python to submit
+    assert launches >= 1250 and finishes >= 195 and writes >= 250, result.stdout  # seen: 1295, 200, 255

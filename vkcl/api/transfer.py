@@ -1,13 +1,13 @@
 """Buffer commands: read, write, copy, fill (and their rect forms), map, unmap, migrate."""
 from __future__ import annotations
 
-from vkcl._gen import cl
 from vkcl import native
+from vkcl._gen import cl
 from vkcl.api import handles
 from vkcl.api.event import finish_blocking, give_event, wait_list
 from vkcl.api.memory import resolve as resolve_mem
 from vkcl.api.queue import resolve as resolve_queue
-from vkcl.core import commands as cmds
+from vkcl.core import commands as cmds, fastpath
 from vkcl.core.event import COMPLETE, Event
 from vkcl.core.memory import MemObject, direct_host_access
 from vkcl.errors import CLError
@@ -80,8 +80,11 @@ def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, pt
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, False)
     if _direct(q, mem, waits):
-        return _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
-    _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
+        _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
+    else:
+        _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
+    if q.fast is not None and mem.fast_write is None and size <= cmds.UPDATE_MAX:
+        fastpath.prepare_write(q, mem)  # C does the next small non-blocking ones
 
 
 def _overlap(a: MemObject, a_off: int, b: MemObject, b_off: int, size: int) -> bool:

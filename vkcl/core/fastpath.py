@@ -15,16 +15,20 @@ batch used stays alive with the batch.
 """
 from __future__ import annotations
 
+import weakref
+
 import vulkan as vk
 
 from vkcl import native
+from vkcl._gen import cl
 
 MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
-              "vkWaitSemaphores")
+              "vkWaitSemaphores", "vkCmdUpdateBuffer")
 
-_launches: dict = {}  # address of a vkcl_fastk_t -> its FastLaunch, while C may name it
+_objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastWrite, while current
+_queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
 
 
 def available() -> bool:
@@ -53,11 +57,13 @@ class FastQueue:
         fq.next_value = 1
         fq.tag = 1
         fq.profiling = int(queue.profiling)
+        fq.context = native.ffi.cast("void *", id(queue.context))
         for i, name in enumerate(_FUNCTIONS):
             fn = vk.lib.vkGetDeviceProcAddr(vkdev.handle, name.encode())
             if fn == vk.ffi.NULL:
                 raise RuntimeError(f"no {name}")
             fq.fn[i] = native.pointer(vk.ffi, fn)
+        _queues.add(self)
 
     def register(self, handle) -> None:
         """The queue has its handle: C may find it now."""
@@ -85,22 +91,23 @@ class FastQueue:
         fq.barrier = int(barrier)
 
     def take_batch(self) -> list:
-        """The open batch is being submitted by Python: the launches it used, to keep."""
+        """The open batch is being submitted by Python: the launches and buffers it used, to keep."""
         fq = self.c
-        used = [_launches[int(native.ffi.cast("uintptr_t", fq.used[i]))] for i in range(fq.nused)]
+        dropped = {x.key: x for x in self.dropped}
+        used = []
+        for i in range(fq.nused):
+            key = int(native.ffi.cast("uintptr_t", fq.used[i]))
+            used.append(_objects.get(key) or dropped[key])
         fq.cb = native.ffi.NULL
         fq.count = fq.fast = fq.nused = 0
         fq.tag += 1
-        self._forget_dropped()
+        self.dropped = []
         return used
 
-    def _forget_dropped(self) -> None:
-        tag = self.c.tag
-        keep = [launch for launch in self.dropped if launch.c.tag == tag]
-        for launch in self.dropped:
-            if launch.c.tag != tag:
-                _launches.pop(launch.key, None)
-        self.dropped = keep
+    def uses(self, obj) -> bool:
+        """Whether the open batch used `obj` (a FastLaunch or a FastWrite). Under the lock."""
+        fq = self.c
+        return any(int(native.ffi.cast("uintptr_t", fq.used[i])) == obj.key for i in range(fq.nused))
 
 
 class FastLaunch:
@@ -150,11 +157,17 @@ def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
     new = FastLaunch(fast, kernel, work_dim, global_, local, pipe, plan.layout.handle, pc, base, groups,
                      list(cmd.mems))
     drop(kernel)
-    _launches[new.key] = new
-    if native.lib.vkcl_fast_set(kernel.handle, new.c):
+    if _register(kernel.handle, new):
         kernel.fast_launch = new
-    else:
-        del _launches[new.key]
+
+
+def _register(handle, obj) -> bool:
+    """Let C find `obj` (a FastLaunch or FastWrite) by the handle; False when its table is full."""
+    _objects[obj.key] = obj
+    if native.lib.vkcl_fast_set(handle, obj.c):
+        return True
+    del _objects[obj.key]
+    return False
 
 
 def drop(kernel) -> None:
@@ -166,16 +179,60 @@ def drop(kernel) -> None:
     kernel.fast_launch = None
     if kernel.handle is not None:
         native.lib.vkcl_fast_remove(kernel.handle)
+    _objects.pop(launch.key, None)
     fast = launch.fast_queue
     with fast.queue.lock:
-        if fast.c is not None and launch.c.tag == fast.c.tag:
+        if fast.c is not None and fast.uses(launch):
             fast.dropped.append(launch)
-        else:
-            _launches.pop(launch.key, None)
+
+
+class FastWrite:
+    """A buffer small writes may go to from C (vkcl_fastm_t): its bytes on one device."""
+
+    __slots__ = ("c", "key", "mem")
+
+    def __init__(self, mem, vkdev):
+        lib, ffi = native.lib, native.ffi
+        fm = lib.vkcl_fastm_new()
+        if fm == ffi.NULL:
+            raise MemoryError("vkcl_fastm_new")
+        self.c, self.key, self.mem = fm, int(ffi.cast("uintptr_t", fm)), mem
+        region = mem.region(vkdev)
+        fm.device = native.pointer(vk.ffi, vkdev.handle)
+        fm.context = ffi.cast("void *", id(mem.context))
+        fm.buffer = native.pointer(vk.ffi, region.buffer)
+        fm.offset, fm.size = region.offset, mem.size
+
+    def __del__(self):
+        if native.lib is not None and self.c is not None:
+            native.lib.vkcl_fast_free(self.c)
+            self.c = None
+
+
+def prepare_write(queue, mem) -> None:
+    """After a slow-path write to `mem`: let C do the small non-blocking ones (vkCmdUpdateBuffer)."""
+    if (queue.fast is None or queue.fast.handle is None or mem.handle is None or mem.fast_write is not None or
+            mem.flags & (cl.CL_MEM_USE_HOST_PTR | cl.CL_MEM_HOST_READ_ONLY | cl.CL_MEM_HOST_NO_ACCESS)):
+        return
+    new = FastWrite(mem, queue.vk)
+    if _register(mem.handle, new):
+        mem.fast_write = new
+
+
+def _drop_write(mem) -> None:
+    write, mem.fast_write = mem.fast_write, None
+    native.lib.vkcl_fast_remove(mem.handle)
+    _objects.pop(write.key, None)
+    for fast in list(_queues):
+        with fast.queue.lock:
+            if fast.c is not None and fast.uses(write):
+                fast.dropped.append(write)
 
 
 def mem_released(mem) -> None:
-    """The application released `mem` (its last reference): drop the launches that use it."""
-    for launch in [x for x in _launches.values() if any(m is mem for m in x.mems)]:
+    """The application released `mem` (its last reference): drop what C may do with it."""
+    if mem.fast_write is not None:
+        _drop_write(mem)
+    for launch in [x for x in _objects.values() if isinstance(x, FastLaunch) and any(m is mem for m in x.mems)]:
         if launch.kernel.fast_launch is launch:
             drop(launch.kernel)

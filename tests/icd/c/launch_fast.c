@@ -352,6 +352,81 @@ static void events(void)
     clReleaseMemObject(c);
 }
 
+/* Small non-blocking writes without events (vkCmdUpdateBuffer from C): every byte lands, in
+ * order with launches, in sub-buffers, with the spec's errors; a buffer released with writes
+ * pending is still right where they land first. */
+static void small_writes(void)
+{
+    enum { N = 2000, W = 4 };  /* N writes of W ints */
+    cl_int err;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * W * sizeof(int), NULL, &err);
+    REQUIRE_OK(err);
+    int *src = malloc(N * W * sizeof(int)), *back = malloc(N * W * sizeof(int));
+    for (int i = 0; i < N * W; i++)
+        src[i] = i * 7 + 3;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++)
+            EXPECT_OK(clEnqueueWriteBuffer(queue, buf, CL_FALSE, (size_t)i * W * sizeof(int), W * sizeof(int),
+                                           src + i * W, 0, NULL, NULL));
+        EXPECT_OK(clFinish(queue));
+        EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, N * W * sizeof(int), back, 0, NULL, NULL));
+        EXPECT(memcmp(src, back, N * W * sizeof(int)) == 0, "round %d: %d small writes", round, N);
+        for (int i = 0; i < N * W; i++)
+            src[i] += 1;
+    }
+    /* in order with launches: write 5, bump, write 7 at 0, bump -> [0] = 8, the rest 6 */
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    size_t g = 64;
+    int five[64], seven = 7;
+    for (int i = 0; i < 64; i++)
+        five[i] = 5;
+    for (int r = 0; r < 3; r++) {
+        EXPECT_OK(clEnqueueWriteBuffer(queue, buf, CL_FALSE, 0, sizeof five, five, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueWriteBuffer(queue, buf, CL_FALSE, 0, sizeof seven, &seven, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    }
+    EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, 64 * sizeof(int), back, 0, NULL, NULL));
+    int bad = back[0] != 8;
+    for (int i = 1; i < 64; i++)
+        bad += back[i] != 7;
+    EXPECT(bad == 0, "writes and launches in order: [0] = %d (8), [1] = %d (7)", back[0], back[1]);
+    /* a sub-buffer */
+    cl_buffer_region region = {4096, 4096};
+    cl_mem sub = clCreateSubBuffer(buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    REQUIRE_OK(err);
+    for (int r = 0; r < 3; r++)
+        EXPECT_OK(clEnqueueWriteBuffer(queue, sub, CL_FALSE, 8 + 4 * r, sizeof seven, &seven, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 4096 + 8, 3 * sizeof(int), back, 0, NULL, NULL));
+    EXPECT(back[0] == 7 && back[1] == 7 && back[2] == 7, "sub-buffer writes land at its origin");
+    /* errors: out of range, unaligned sizes still work (Python), a read-only host view */
+    EXPECT_ERR(clEnqueueWriteBuffer(queue, sub, CL_FALSE, 4094, 4, &seven, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueWriteBuffer(queue, buf, CL_FALSE, N * W * sizeof(int), 4, &seven, 0, NULL, NULL),
+               CL_INVALID_VALUE);
+    EXPECT_OK(clEnqueueWriteBuffer(queue, buf, CL_FALSE, 1, 3, &seven, 0, NULL, NULL));
+    cl_mem ro = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_HOST_READ_ONLY, 64, NULL, &err);
+    REQUIRE_OK(err);
+    for (int r = 0; r < 3; r++)
+        EXPECT_ERR(clEnqueueWriteBuffer(queue, ro, CL_FALSE, 0, 4, &seven, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT_OK(clFinish(queue));
+    /* released with writes pending: a copy made before the release sees them */
+    cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    REQUIRE_OK(err);
+    for (int r = 0; r < 4; r++)
+        EXPECT_OK(clEnqueueWriteBuffer(queue, sub, CL_FALSE, 4 * r, sizeof seven, &seven, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueCopyBuffer(queue, sub, dst, 0, 0, 16, 0, NULL, NULL));
+    EXPECT_OK(clReleaseMemObject(sub));
+    EXPECT_OK(clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, 16, back, 0, NULL, NULL));
+    EXPECT(back[0] == 7 && back[3] == 7, "writes to a released sub-buffer, copied before the release");
+    clReleaseMemObject(ro);
+    clReleaseMemObject(dst);
+    clReleaseKernel(k);
+    clReleaseMemObject(buf);
+    free(src);
+    free(back);
+}
+
 /* Bad handles still get their errors (the fast path never takes a handle it does not know). */
 static void errors(void)
 {
@@ -385,7 +460,7 @@ static const struct {
     {"repeat", repeat},       {"round_trip", round_trip}, {"args_change", args_change},
     {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
     {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
-    {"events", events},
+    {"events", events},         {"small_writes", small_writes},
 };
 
 int main(int argc, char **argv)
