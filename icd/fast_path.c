@@ -119,8 +119,16 @@ enum vkcl_fast_fn {
     VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE,
 };
 
-typedef struct vkcl_fastk {
+/* The start of what an open batch may list in its queue's used[] (a launch, a buffer): its
+ * kind, and the batch that last listed it, so that it is listed once. */
+typedef struct {
     uint32_t magic;
+    vkcl_fastq_t *used_by;
+    uint64_t used_tag;
+} vkcl_fast_head_t;
+
+typedef struct vkcl_fastk {
+    vkcl_fast_head_t head;
     vkcl_fastq_t *fq;          /* the queue this launch was prepared for */
     uint32_t work_dim;
     uint32_t local_null;       /* enqueued with local_work_size NULL */
@@ -128,13 +136,12 @@ typedef struct vkcl_fastk {
     void *pipeline, *layout;
     uint32_t pc_size;
     uint32_t base[3], groups[3];
-    uint64_t tag;              /* the batch tag when last added to its queue's used[] */
     uint8_t pc[VKCL_FAST_PC];
 } vkcl_fastk_t;
 
 /* A buffer small writes may go to (vkcl_fastm_t): where its bytes are on one device. */
 typedef struct vkcl_fastm {
-    uint32_t magic;
+    vkcl_fast_head_t head;
     void *device, *context;    /* the VkDevice of the region; the buffer's context */
     void *buffer;              /* the VkBuffer, and the memory object's first byte in it */
     uint64_t offset, size;
@@ -144,7 +151,7 @@ vkcl_fastm_t *vkcl_fastm_new(void)
 {
     vkcl_fastm_t *fm = calloc(1, sizeof *fm);
     if (fm)
-        fm->magic = VKCL_FASTM_MAGIC;
+        fm->head.magic = VKCL_FASTM_MAGIC;
     return fm;
 }
 
@@ -160,7 +167,7 @@ vkcl_fastk_t *vkcl_fastk_new(void)
 {
     vkcl_fastk_t *fk = calloc(1, sizeof *fk);
     if (fk)
-        fk->magic = VKCL_FASTK_MAGIC;
+        fk->head.magic = VKCL_FASTK_MAGIC;
     return fk;
 }
 void vkcl_fast_free(void *p) { free(p); }
@@ -243,51 +250,83 @@ static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_
  * with the queue's lock held so that the event joins the batch the launch was recorded in. */
 static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event);
 
+/* The queue and the object (of kind `magic`) behind two handles, when both have fast state. */
+static vkcl_fastq_t *vkcl_fast_lookup(const void *queue, const void *handle, uint32_t magic, void **obj)
+{
+    pthread_mutex_lock(&vkcl_fast_table_lock);
+    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
+    vkcl_fast_head_t *head = vkcl_fast_get_locked(handle);
+    pthread_mutex_unlock(&vkcl_fast_table_lock);
+    if (!fq || !head || fq->magic != VKCL_FASTQ_MAGIC || head->magic != magic)
+        return NULL;
+    *obj = head;
+    return fq;
+}
+
+/* Take the queue for one more command of the open batch naming `head`: 1 with the lock held,
+ * 0 (nothing held) when Python must do it. */
+static int vkcl_fast_open(vkcl_fastq_t *fq, const vkcl_fast_head_t *head)
+{
+    if (pthread_mutex_trylock(&fq->lock->m) != 0)
+        return 0;
+    int listed = head->used_by == fq && head->used_tag == fq->tag;
+    if (fq->enabled && fq->cb && fq->count + 1 < fq->limit && (listed || fq->nused < VKCL_FAST_USED))
+        return 1;
+    pthread_mutex_unlock(&fq->lock->m);
+    return 0;
+}
+
+/* Before the command's Vulkan work: order it after what the batch holds (in-order queue). */
+static void vkcl_fast_barrier(vkcl_fastq_t *fq)
+{
+    if (fq->barrier)
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(fq->cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+}
+
+/* After it: count it, list `head` for Python (which keeps it, and what it holds, alive until
+ * the batch is done), and let the queue go. */
+static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
+{
+    fq->barrier = 1;
+    fq->count++;
+    fq->fast++;
+    if (head->used_by != fq || head->used_tag != fq->tag) {
+        head->used_by = fq;
+        head->used_tag = fq->tag;
+        fq->used[fq->nused++] = head;
+    }
+    pthread_mutex_unlock(&fq->lock->m);
+}
+
 static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                      const size_t *offset, const size_t *global, const size_t *local,
                                      cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     if (offset || num_events || wait_list || !global || work_dim - 1u > 2u)
         return 0;
-    pthread_mutex_lock(&vkcl_fast_table_lock);
-    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
-    vkcl_fastk_t *fk = vkcl_fast_get_locked(kernel);
-    pthread_mutex_unlock(&vkcl_fast_table_lock);
-    if (!fq || !fk || fq->magic != VKCL_FASTQ_MAGIC || fk->magic != VKCL_FASTK_MAGIC || fk->fq != fq ||
-        fk->work_dim != work_dim || (local == NULL) != (fk->local_null != 0))
+    vkcl_fastk_t *fk;
+    vkcl_fastq_t *fq = vkcl_fast_lookup(queue, kernel, VKCL_FASTK_MAGIC, (void **)&fk);
+    if (!fq || fk->fq != fq || fk->work_dim != work_dim || (local == NULL) != (fk->local_null != 0))
         return 0;
     for (cl_uint d = 0; d < work_dim; d++)
         if (global[d] != fk->global_size[d] || (local && local[d] != fk->local_size[d]))
             return 0;
-    if (pthread_mutex_trylock(&fq->lock->m) != 0)
+    if ((event && fq->profiling) || !vkcl_fast_open(fq, &fk->head))
         return 0;
-    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (fk->tag != fq->tag && fq->nused >= VKCL_FAST_USED) ||
-        (event && fq->profiling)) {
-        pthread_mutex_unlock(&fq->lock->m);
-        return 0;
-    }
     if (event && (*ret = vkcl_py_fast_event(queue, event)) != CL_SUCCESS) {  /* nothing recorded */
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
     void *cb = fq->cb;
-    if (fq->barrier)
-        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
-                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+    vkcl_fast_barrier(fq);
     ((vkcl_PFN_CmdBindPipeline)fq->fn[VKCL_FN_BIND])(cb, VKCL_BIND_COMPUTE, fk->pipeline);
     if (fk->pc_size)
         ((vkcl_PFN_CmdPushConstants)fq->fn[VKCL_FN_PUSH])(cb, fk->layout, VKCL_COMPUTE_STAGE, 0, fk->pc_size, fk->pc);
     ((vkcl_PFN_CmdDispatchBase)fq->fn[VKCL_FN_DISPATCH])(cb, fk->base[0], fk->base[1], fk->base[2], fk->groups[0],
                                                          fk->groups[1], fk->groups[2]);
-    fq->barrier = 1;
-    fq->count++;
-    fq->fast++;
     fq->launches++;
-    if (fk->tag != fq->tag) {  /* Python keeps its memory objects alive until the batch is done */
-        fk->tag = fq->tag;
-        fq->used[fq->nused++] = fk;
-    }
-    pthread_mutex_unlock(&fq->lock->m);
+    vkcl_fast_close(fq, &fk->head);
     *ret = CL_SUCCESS;
     return 1;
 }
@@ -302,33 +341,15 @@ static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, c
 {
     if (blocking || num_events || wait_list || event || !ptr || size == 0 || size > 65536 || ((offset | size) & 3))
         return 0;
-    pthread_mutex_lock(&vkcl_fast_table_lock);
-    vkcl_fastq_t *fq = vkcl_fast_get_locked(queue);
-    vkcl_fastm_t *fm = vkcl_fast_get_locked(buffer);
-    pthread_mutex_unlock(&vkcl_fast_table_lock);
-    if (!fq || !fm || fq->magic != VKCL_FASTQ_MAGIC || fm->magic != VKCL_FASTM_MAGIC || fm->device != fq->device ||
-        fm->context != fq->context || offset > fm->size || size > fm->size - offset)
+    vkcl_fastm_t *fm;
+    vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
+    if (!fq || fm->device != fq->device || fm->context != fq->context || offset > fm->size ||
+        size > fm->size - offset || !vkcl_fast_open(fq, &fm->head))
         return 0;
-    if (pthread_mutex_trylock(&fq->lock->m) != 0)
-        return 0;
-    int listed = 0;
-    for (uint32_t i = 0; i < fq->nused && !listed; i++)
-        listed = fq->used[i] == fm;
-    if (!fq->enabled || !fq->cb || fq->count + 1 >= fq->limit || (!listed && fq->nused >= VKCL_FAST_USED)) {
-        pthread_mutex_unlock(&fq->lock->m);
-        return 0;
-    }
-    if (fq->barrier)
-        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(fq->cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
-                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+    vkcl_fast_barrier(fq);
     ((vkcl_PFN_CmdUpdateBuffer)fq->fn[VKCL_FN_UPDATE])(fq->cb, fm->buffer, fm->offset + offset, size, ptr);
-    fq->barrier = 1;
-    fq->count++;
-    fq->fast++;
     fq->writes++;
-    if (!listed)  /* Python keeps the buffer alive until the batch is done */
-        fq->used[fq->nused++] = fm;
-    pthread_mutex_unlock(&fq->lock->m);
+    vkcl_fast_close(fq, &fm->head);
     *ret = CL_SUCCESS;
     return 1;
 }

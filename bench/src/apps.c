@@ -183,6 +183,21 @@ fail:
     rel_program(&prog);
 }
 
+/* n x n inputs grid_value(i, j, mask), an output of the same size, the run, and the frees. */
+static void grid_fill_run(bench *b, grid_job *job, unsigned mask,
+                          double (*expect)(const float *in, int n, size_t i, size_t j))
+{
+    size_t n = (size_t)job->n;
+    job->in = xmalloc(n * n * 4);
+    job->out = xmalloc(n * n * 4);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) job->in[i * n + j] = grid_value(i, j, mask);
+    }
+    grid_run(b, job, expect);
+    free(job->in);
+    free(job->out);
+}
+
 static double transpose_expect(const float *in, int n, size_t i, size_t j)
 {
     return in[j * n + i];
@@ -193,14 +208,7 @@ void group_transpose(bench *b)
     int n = b->opt.transpose_n - b->opt.transpose_n % 32;
     while ((size_t)n * n * 4 > b->max_alloc) n -= 32;
     grid_job job = {"transpose", transpose_src, n, {n, n / 4}, {32, 8}, NULL, NULL};
-    job.in = xmalloc((size_t)n * n * 4);
-    job.out = xmalloc((size_t)n * n * 4);
-    for (size_t i = 0; i < (size_t)n; i++) {
-        for (size_t j = 0; j < (size_t)n; j++) job.in[i * n + j] = grid_value(i, j, 0xFFFFFF);
-    }
-    grid_run(b, &job, transpose_expect);
-    free(job.in);
-    free(job.out);
+    grid_fill_run(b, &job, 0xFFFFFF, transpose_expect);
 }
 
 /* ---- 5-point stencil: inputs are integers 0..255, so every result is exact ---- */
@@ -228,14 +236,7 @@ void group_stencil(bench *b)
     int n = b->opt.stencil_n - b->opt.stencil_n % 16;
     while ((size_t)n * n * 4 > b->max_alloc) n -= 16;
     grid_job job = {"stencil", stencil_src, n, {n, n}, {16, 16}, NULL, NULL};
-    job.in = xmalloc((size_t)n * n * 4);
-    job.out = xmalloc((size_t)n * n * 4);
-    for (size_t i = 0; i < (size_t)n; i++) {
-        for (size_t j = 0; j < (size_t)n; j++) job.in[i * n + j] = grid_value(i, j, 0xFF);
-    }
-    grid_run(b, &job, stencil_expect);
-    free(job.in);
-    free(job.out);
+    grid_fill_run(b, &job, 0xFF, stencil_expect);
 }
 
 /* ---- histogram of bytes: local atomics per work-group, then global atomics ---- */

@@ -20,12 +20,41 @@ fail:
     return -1;
 }
 
+/* Best time per launch over `runs` runs of n launches (a clFinish after each when `finish_each`,
+ * else one at the end), checked against the counter and reported; 0 on success. */
+static int time_launches(bench *b, cl_kernel k, cl_mem counter, int n, int runs, int finish_each, int *launched,
+                         const char *name, const char *what)
+{
+    size_t one = 1;
+    int count = 0;
+    double best = 1e30;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_s();
+        for (int i = 0; i < n; i++, (*launched)++) {
+            TRY(b, clEnqueueNDRangeKernel(b->q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+            if (finish_each) TRY(b, clFinish(b->q));
+        }
+        if (!finish_each) TRY(b, clFinish(b->q));
+        double us = (now_s() - t0) * 1e6 / n;
+        if (us < best) best = us;
+    }
+    if (read_count(b, counter, &count)) return -1;
+    if (count != *launched) {
+        fail(b, "wrong result: the counter kernel ran %d times, %d launches were enqueued", count, *launched);
+        return -1;
+    }
+    report(b, name, "us", best, "%s=%d", what, n);
+    return 0;
+fail:
+    return -1;
+}
+
 void group_latency(bench *b)
 {
     cl_program prog = NULL;
     cl_kernel k = NULL;
     cl_mem counter = NULL;
-    int zero = 0, launched = 0, count = 0;
+    int zero = 0, launched = 0;
     size_t one = 1;
     if (!(prog = build_program(b, tick_src, NULL))) goto fail;
     if (!(k = make_kernel(b, prog, "tick"))) goto fail;
@@ -36,43 +65,11 @@ void group_latency(bench *b)
     }
     TRY(b, clFinish(b->q));
 
+    int runs = b->opt.runs < 3 ? b->opt.runs : 3;
     /* dispatch: back-to-back enqueues, one clFinish */
-    int n = b->opt.dispatch_n, runs = b->opt.runs < 3 ? b->opt.runs : 3;
-    double best = 1e30;
-    for (int r = 0; r < runs; r++) {
-        double t0 = now_s();
-        for (int i = 0; i < n; i++, launched++) {
-            TRY(b, clEnqueueNDRangeKernel(b->q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
-        }
-        TRY(b, clFinish(b->q));
-        double us = (now_s() - t0) * 1e6 / n;
-        if (us < best) best = us;
-    }
-    if (read_count(b, counter, &count)) goto fail;
-    if (count != launched) {
-        fail(b, "wrong result: the counter kernel ran %d times, %d launches were enqueued", count, launched);
-        goto fail;
-    }
-    report(b, "launch_dispatch", "us", best, "kernels=%d", n);
-
+    if (time_launches(b, k, counter, b->opt.dispatch_n, runs, 0, &launched, "launch_dispatch", "kernels")) goto fail;
     /* round trip: enqueue + clFinish, one at a time */
-    n = b->opt.roundtrip_n;
-    best = 1e30;
-    for (int r = 0; r < runs; r++) {
-        double t0 = now_s();
-        for (int i = 0; i < n; i++, launched++) {
-            TRY(b, clEnqueueNDRangeKernel(b->q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
-            TRY(b, clFinish(b->q));
-        }
-        double us = (now_s() - t0) * 1e6 / n;
-        if (us < best) best = us;
-    }
-    if (read_count(b, counter, &count)) goto fail;
-    if (count != launched) {
-        fail(b, "wrong result: the counter kernel ran %d times, %d launches were enqueued", count, launched);
-        goto fail;
-    }
-    report(b, "launch_roundtrip", "us", best, "iterations=%d", n);
+    time_launches(b, k, counter, b->opt.roundtrip_n, runs, 1, &launched, "launch_roundtrip", "iterations");
 fail:
     rel_mem(&counter);
     rel_kernel(&k);

@@ -95,7 +95,7 @@ typedef struct vkcl_fastq {
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
-    void *pipeline; void *layout; uint32_t pc_size; uint32_t base[3]; uint32_t groups[3]; uint64_t tag;
+    void *pipeline; void *layout; uint32_t pc_size; uint32_t base[3]; uint32_t groups[3];
     uint8_t pc[256]; ...;
 } vkcl_fastk_t;
 vkcl_fastq_t *vkcl_fastq_new(void);

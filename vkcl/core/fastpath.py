@@ -110,19 +110,32 @@ class FastQueue:
         return any(int(native.ffi.cast("uintptr_t", fq.used[i])) == obj.key for i in range(fq.nused))
 
 
-class FastLaunch:
+class _CState:
+    """The Python owner of a struct C reads (a launch or a buffer C may use); frees it. `key`,
+    its address, is how the queue's used[] names it."""
+
+    __slots__ = ("c", "key")
+
+    def __init__(self, c) -> None:
+        if c == native.ffi.NULL:
+            raise MemoryError("vkcl_fast*_new")
+        self.c, self.key = c, int(native.ffi.cast("uintptr_t", c))
+
+    def __del__(self):
+        if native.lib is not None and self.c is not None:
+            native.lib.vkcl_fast_free(self.c)
+            self.c = None
+
+
+class FastLaunch(_CState):
     """One kernel launch C may repeat (vkcl_fastk_t)."""
 
-    __slots__ = ("c", "key", "fast_queue", "kernel", "mems")
+    __slots__ = ("fast_queue", "kernel", "mems")
 
     def __init__(self, fast_queue: FastQueue, kernel, work_dim: int, global_: tuple, local, pipeline, layout,
                  pc: bytes, base: tuple, groups: tuple, mems: list):
-        lib, ffi = native.lib, native.ffi
-        fk = lib.vkcl_fastk_new()
-        if fk == ffi.NULL:
-            raise MemoryError("vkcl_fastk_new")
-        self.c = fk
-        self.key = int(ffi.cast("uintptr_t", fk))
+        super().__init__(native.lib.vkcl_fastk_new())
+        fk, ffi = self.c, native.ffi
         self.fast_queue, self.kernel, self.mems = fast_queue, kernel, mems
         fk.fq = fast_queue.c
         fk.work_dim = work_dim
@@ -136,11 +149,6 @@ class FastLaunch:
         ffi.memmove(fk.pc, pc, len(pc))
         for d in range(3):
             fk.base[d], fk.groups[d] = base[d], groups[d]
-
-    def __del__(self):
-        if native.lib is not None and self.c is not None:
-            native.lib.vkcl_fast_free(self.c)
-            self.c = None
 
 
 def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
@@ -186,27 +194,19 @@ def drop(kernel) -> None:
             fast.dropped.append(launch)
 
 
-class FastWrite:
+class FastWrite(_CState):
     """A buffer small writes may go to from C (vkcl_fastm_t): its bytes on one device."""
 
-    __slots__ = ("c", "key", "mem")
+    __slots__ = ("mem",)
 
     def __init__(self, mem, vkdev):
-        lib, ffi = native.lib, native.ffi
-        fm = lib.vkcl_fastm_new()
-        if fm == ffi.NULL:
-            raise MemoryError("vkcl_fastm_new")
-        self.c, self.key, self.mem = fm, int(ffi.cast("uintptr_t", fm)), mem
+        super().__init__(native.lib.vkcl_fastm_new())
+        fm, self.mem = self.c, mem
         region = mem.region(vkdev)
         fm.device = native.pointer(vk.ffi, vkdev.handle)
-        fm.context = ffi.cast("void *", id(mem.context))
+        fm.context = native.ffi.cast("void *", id(mem.context))
         fm.buffer = native.pointer(vk.ffi, region.buffer)
         fm.offset, fm.size = region.offset, mem.size
-
-    def __del__(self):
-        if native.lib is not None and self.c is not None:
-            native.lib.vkcl_fast_free(self.c)
-            self.c = None
 
 
 def prepare_write(queue, mem) -> None:

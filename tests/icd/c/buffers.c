@@ -859,13 +859,7 @@ static const struct { const char *name; void (*run)(void); } TESTS[] = {
 /* `buffers [name...]`: the named tests, or all of them. */
 int main(int argc, char **argv)
 {
-    cl_platform_id platform = vkcl_platform();
-    device = vkcl_device(platform);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    REQUIRE_OK(err);
+    harness_open(&device, &ctx, &queue);
     cl_uint bits = 0;
     REQUIRE_OK(clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL));
     align_bytes = bits / 8;

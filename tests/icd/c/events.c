@@ -660,11 +660,7 @@ static const struct { const char *name; void (*run)(void); } TESTS[] = {
 int main(int argc, char **argv)
 {
     main_thread = pthread_self();
-    cl_platform_id platform = vkcl_platform();
-    device = vkcl_device(platform);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
+    harness_open(&device, &ctx, NULL);
     for (size_t i = 0; i < sizeof TESTS / sizeof TESTS[0]; i++) {
         int wanted = argc == 1;
         for (int a = 1; a < argc; a++)

@@ -70,4 +70,18 @@ static inline cl_device_id vkcl_device(cl_platform_id platform)
     REQUIRE_OK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
     return device;
 }
+
+/* The usual start of a test program: vkcl's first device, a context on it and, when `queue`
+ * is not NULL, an in-order queue (exits on failure). */
+static inline void harness_open(cl_device_id *device, cl_context *ctx, cl_command_queue *queue)
+{
+    cl_int err;
+    *device = vkcl_device(vkcl_platform());
+    *ctx = clCreateContext(NULL, 1, device, NULL, NULL, &err);
+    REQUIRE_OK(err);
+    if (queue) {
+        *queue = clCreateCommandQueueWithProperties(*ctx, *device, NULL, &err);
+        REQUIRE_OK(err);
+    }
+}
 #endif

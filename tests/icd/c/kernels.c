@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdint.h>
 
-static cl_platform_id platform;
 static cl_device_id device;
 static cl_context ctx;
 static cl_command_queue queue;
@@ -1698,13 +1697,7 @@ int main(int argc, char **argv)
         printf("usage: kernels SECTION\n");
         return 2;
     }
-    platform = vkcl_platform();
-    device = vkcl_device(platform);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    REQUIRE_OK(err);
+    harness_open(&device, &ctx, &queue);
     int found = 0;
     for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++)
         if (strcmp(argv[1], SECTIONS[i].name) == 0) {

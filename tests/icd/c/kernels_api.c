@@ -625,13 +625,7 @@ int main(int argc, char **argv)
         printf("usage: kernels_api create|set_arg|released_arg|info|arg_info|work_group_info|enqueue\n");
         return 2;
     }
-    cl_platform_id platform = vkcl_platform();
-    device = vkcl_device(platform);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    REQUIRE_OK(err);
+    harness_open(&device, &ctx, &queue);
     program = build("-cl-kernel-arg-info");
     program_bare = build(NULL);
 

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <unistd.h>
 
-static cl_platform_id platform;
 static cl_device_id device;
 static cl_context ctx;
 static cl_command_queue queue;
@@ -469,13 +468,8 @@ int main(int argc, char **argv)
         printf("usage: launch_fast SECTION\n");
         return 2;
     }
-    platform = vkcl_platform();
-    device = vkcl_device(platform);
+    harness_open(&device, &ctx, &queue);
     cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    REQUIRE_OK(err);
     program = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
     REQUIRE_OK(err);
     REQUIRE_OK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));

@@ -197,13 +197,7 @@ static void leave_work_behind(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    cl_platform_id platform = vkcl_platform();
-    device = vkcl_device(platform);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    REQUIRE_OK(err);
+    harness_open(&device, &ctx, &queue);
     if (strcmp(mode, "churn") == 0) {
         churn();
     } else if (strcmp(mode, "big") == 0) {

@@ -94,11 +94,8 @@ static void run_threads(int shared, int rounds)
 
 int main(void)
 {
-    cl_platform_id platform = vkcl_platform();
-    device = vkcl_device(platform);
+    harness_open(&device, &ctx, NULL);
     cl_int err;
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
     /* 1. every thread its own queue: ROUNDS x 3 >= 1,000 commands each */
     run_threads(0, ROUNDS);
     /* 2. all threads on one out-of-order queue */
