@@ -34,8 +34,8 @@ C_NATIVE = {"clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPl
 # Tried in C first (icd/fast_path.c); Python runs only when the fast path declines.
 FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish": "vkcl_fast_finish",
               "clEnqueueWriteBuffer": "vkcl_fast_enqueue_write_buffer"}
-# What Python sees of icd/fast_path.c and icd/host_copy.c ("...;": cffi takes the layout from
-# the C definition).
+# What Python sees of icd/fast_path.c, icd/timeline_wait.c and icd/host_copy.c ("...;": cffi
+# takes the layout from the C definition).
 FAST_CDEF = """\
 typedef struct { ...; } vkcl_mutex_t;
 vkcl_mutex_t *vkcl_mutex_new(void);
@@ -44,10 +44,10 @@ void vkcl_mutex_lock(vkcl_mutex_t *);
 void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
-    uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes; uint64_t writes; void *context; int profiling;
-    void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
-    void *used[64]; void *fn[10]; ...;
+    uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint32_t events; uint64_t tag; uint64_t next_value;
+    uint64_t launches; uint64_t finishes; uint64_t writes; void *context;
+    uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
+    void *used[64]; void *fn[12]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
@@ -64,7 +64,9 @@ void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);
 void vkcl_host_copy(void *, const void *, size_t, int);
-extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *);
+int32_t vkcl_wait_timeline(void *, void *, void *, void *, uint64_t, uint64_t, uint64_t);
+extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *, int *);
+extern "Python" cl_int vkcl_py_fast_events_done(cl_command_queue, uint64_t);
 """
 
 

@@ -10,9 +10,10 @@
  *  - a kernel's cached launch (vkcl_fastk_t): for one queue, one set of argument values and one
  *    NDRange, the pipeline and the complete push constants.
  * A fast launch records barrier + bind + push constants + dispatch into the open batch (when the
- * application wants an event, Python makes just that); a fast clFinish of a batch holding only
- * fast launches without events submits it, waits, and reopens it. Python gets back every batch
- * with something of its own in it.
+ * application wants an event, Python makes just that, and on a profiling queue C writes its
+ * timestamps); a fast clFinish of a batch holding only fast launches submits it, waits, reopens
+ * it, and has Python complete the launches' events. Python gets back every batch with something
+ * of its own in it.
  *
  * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
  * is simply not found, and the call goes to Python, which reports the error).
@@ -20,52 +21,10 @@
 #include <pthread.h>
 #include <time.h>
 
-/* The few Vulkan types used here (no Vulkan headers needed to build the ICD). */
-typedef int32_t vkcl_VkResult;
-typedef struct { uint32_t sType; const void *pNext; uint32_t srcAccessMask, dstAccessMask; } vkcl_VkMemoryBarrier;
-typedef struct { uint32_t sType; const void *pNext; uint32_t flags; const void *pInheritanceInfo; } vkcl_VkBeginInfo;
-typedef struct {
-    uint32_t sType; const void *pNext;
-    uint32_t waitSemaphoreValueCount; const uint64_t *pWaitSemaphoreValues;
-    uint32_t signalSemaphoreValueCount; const uint64_t *pSignalSemaphoreValues;
-} vkcl_VkTimelineSubmitInfo;
-typedef struct {
-    uint32_t sType; const void *pNext;
-    uint32_t waitSemaphoreCount; const void *const *pWaitSemaphores; const uint32_t *pWaitDstStageMask;
-    uint32_t commandBufferCount; const void *const *pCommandBuffers;
-    uint32_t signalSemaphoreCount; const void *const *pSignalSemaphores;
-} vkcl_VkSubmitInfo;
-typedef struct {
-    uint32_t sType; const void *pNext; uint32_t flags;
-    uint32_t semaphoreCount; const void *const *pSemaphores; const uint64_t *pValues;
-} vkcl_VkSemaphoreWaitInfo;
-
-typedef void (*vkcl_PFN_CmdPipelineBarrier)(void *, uint32_t, uint32_t, uint32_t, uint32_t, const void *, uint32_t,
-                                            const void *, uint32_t, const void *);
-typedef void (*vkcl_PFN_CmdBindPipeline)(void *, uint32_t, void *);
-typedef void (*vkcl_PFN_CmdPushConstants)(void *, void *, uint32_t, uint32_t, uint32_t, const void *);
-typedef void (*vkcl_PFN_CmdDispatchBase)(void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-typedef vkcl_VkResult (*vkcl_PFN_EndCommandBuffer)(void *);
-typedef vkcl_VkResult (*vkcl_PFN_BeginCommandBuffer)(void *, const vkcl_VkBeginInfo *);
-typedef vkcl_VkResult (*vkcl_PFN_QueueSubmit)(void *, uint32_t, const vkcl_VkSubmitInfo *, void *);
-typedef vkcl_VkResult (*vkcl_PFN_GetSemaphoreCounterValue)(void *, void *, uint64_t *);
-typedef vkcl_VkResult (*vkcl_PFN_WaitSemaphores)(void *, const vkcl_VkSemaphoreWaitInfo *, uint64_t);
-
-#define VKCL_ST_MEMORY_BARRIER 46
-#define VKCL_ST_BEGIN_INFO 42
-#define VKCL_ST_SUBMIT_INFO 4
-#define VKCL_ST_TIMELINE_SUBMIT_INFO 1000207003
-#define VKCL_ST_SEMAPHORE_WAIT_INFO 1000207004
-#define VKCL_ALL_COMMANDS 0x10000u
-#define VKCL_HOST_STAGE 0x4000u
-#define VKCL_MEMORY_RW (0x8000u | 0x10000u)
-#define VKCL_HOST_RW (0x2000u | 0x4000u)
-#define VKCL_ONE_TIME_SUBMIT 1u
-#define VKCL_COMPUTE_STAGE 0x20u
-#define VKCL_BIND_COMPUTE 1u
+#include "vk_min.h"
+#include "timeline_wait.c"
 #define VKCL_FAST_USED 64    /* cached launches one batch may use before Python takes over */
 #define VKCL_FAST_PC 256     /* push-constant bytes (maxPushConstantsSize is 128-256) */
-#define VKCL_SPIN_NS 100000  /* a clFinish polls this long before it sleeps (as Python's waits do) */
 
 /* A mutex both sides take: C here, Python through vkcl_mutex_lock/unlock (recursive, as the
  * Python queue lock it replaces was an RLock). */
@@ -96,27 +55,30 @@ typedef struct vkcl_fastq {
     /* Written by Python under `lock`. */
     void *cb;                  /* the open batch's VkCommandBuffer; NULL when none is open */
     int enabled;               /* in-order, nothing held: fast launches may be recorded */
-    int pending;               /* Python's commands in the open batch, or its batches in flight */
+    int pending;               /* Python's commands in the open batch (not a fast launch's event),
+                                  or its batches in flight, or held commands */
     int barrier;               /* the next GPU command needs a barrier before it */
     uint32_t count;            /* commands in the open batch (Python's and fast ones) */
     uint32_t limit;            /* the batch is handed to Python at this many commands */
     uint32_t fast;             /* fast launches in the open batch */
     uint32_t nused;            /* cached launches used by the open batch, in used[] */
+    uint32_t events;           /* of those launches, the ones with an event (Python's, to complete) */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
     uint64_t launches, finishes, writes; /* what C did itself, for tests and diagnosis */
     void *context;             /* names the queue's context (a buffer of another is Python's error) */
-    int profiling;             /* a profiling queue: a launch that wants an event goes to Python */
+    uint64_t spin_ns;          /* how long a wait polls before it sleeps (timeline_wait.c) */
+    void *query_pool;          /* a profiling queue's timestamps; NULL otherwise */
     void *device, *queue, *timeline;
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
     vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
     void *used[VKCL_FAST_USED];
-    void *fn[10];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
+    void *fn[12];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
 enum vkcl_fast_fn {
     VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
-    VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE,
+    VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE, VKCL_FN_RESET_QUERY, VKCL_FN_TIMESTAMP,
 };
 
 /* The start of what an open batch may list in its queue's used[] (a launch, a buffer): its
@@ -247,8 +209,12 @@ static const vkcl_VkMemoryBarrier vkcl_host_barrier = {VKCL_ST_MEMORY_BARRIER, N
 static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_ONE_TIME_SUBMIT, NULL};
 
 /* Python makes the event of a fast launch that asks for one (vkcl/core/fastpath.py), called
- * with the queue's lock held so that the event joins the batch the launch was recorded in. */
-static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event);
+ * with the queue's lock held so that the event joins the batch the launch was recorded in. On a
+ * profiling queue it also sets *query to the event's pair of timestamp queries (-1: none free). */
+static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event, int *query);
+/* After a fast clFinish ran a batch holding such events: Python completes them (with the lock
+ * held, so that nobody sees the batch done and its events not). submitted_ns: CLOCK_MONOTONIC. */
+static cl_int vkcl_py_fast_events_done(cl_command_queue queue, uint64_t submitted_ns);
 
 /* The queue and the object (of kind `magic`) behind two handles, when both have fast state. */
 static vkcl_fastq_t *vkcl_fast_lookup(const void *queue, const void *handle, uint32_t magic, void **obj)
@@ -312,26 +278,32 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     for (cl_uint d = 0; d < work_dim; d++)
         if (global[d] != fk->global_size[d] || (local && local[d] != fk->local_size[d]))
             return 0;
-    if ((event && fq->profiling) || !vkcl_fast_open(fq, &fk->head))
+    if (!vkcl_fast_open(fq, &fk->head))
         return 0;
-    if (event && (*ret = vkcl_py_fast_event(queue, event)) != CL_SUCCESS) {  /* nothing recorded */
+    int query = -1;
+    if (event && (*ret = vkcl_py_fast_event(queue, event, &query)) != CL_SUCCESS) {  /* nothing recorded */
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
     void *cb = fq->cb;
     vkcl_fast_barrier(fq);
+    if (query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
+        ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(cb, fq->query_pool, 2u * query, 2);
+        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_TOP_OF_PIPE, fq->query_pool, 2u * query);
+    }
     ((vkcl_PFN_CmdBindPipeline)fq->fn[VKCL_FN_BIND])(cb, VKCL_BIND_COMPUTE, fk->pipeline);
     if (fk->pc_size)
         ((vkcl_PFN_CmdPushConstants)fq->fn[VKCL_FN_PUSH])(cb, fk->layout, VKCL_COMPUTE_STAGE, 0, fk->pc_size, fk->pc);
     ((vkcl_PFN_CmdDispatchBase)fq->fn[VKCL_FN_DISPATCH])(cb, fk->base[0], fk->base[1], fk->base[2], fk->groups[0],
                                                          fk->groups[1], fk->groups[2]);
+    if (query >= 0)
+        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_BOTTOM_OF_PIPE, fq->query_pool,
+                                                                2u * query + 1);
     fq->launches++;
     vkcl_fast_close(fq, &fk->head);
     *ret = CL_SUCCESS;
     return 1;
 }
-
-typedef void (*vkcl_PFN_CmdUpdateBuffer)(void *, void *, uint64_t, uint64_t, const void *);
 
 /* A non-blocking clEnqueueWriteBuffer of at most 64 KiB, 4-byte aligned, without a wait list or
  * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. */
@@ -354,17 +326,10 @@ static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, c
     return 1;
 }
 
-static uint64_t vkcl_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* Submit the open batch (fast launches only), wait for it, and open it again. Under fq->lock:
  * whoever releases a memory object a launch of this batch uses waits for the lock, so the
  * memory outlives the batch. */
-static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq)
+static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
 {
     void *cb = fq->cb;
     ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
@@ -375,25 +340,15 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq)
     vkcl_VkTimelineSubmitInfo tl = {VKCL_ST_TIMELINE_SUBMIT_INFO, NULL, 0, NULL, 1, &value};
     vkcl_VkSubmitInfo info = {VKCL_ST_SUBMIT_INFO, &tl, 0, NULL, NULL, 1, (const void *const *)&cb, 1,
                               (const void *const *)&fq->timeline};
+    *submitted_ns = vkcl_now_ns();  /* first: the device may start before the submit returns */
     pthread_mutex_lock(&fq->submit_lock->m);
     vkcl_VkResult r = ((vkcl_PFN_QueueSubmit)fq->fn[VKCL_FN_SUBMIT])(fq->queue, 1, &info, NULL);
     pthread_mutex_unlock(&fq->submit_lock->m);
     if (r < 0)
         return CL_OUT_OF_RESOURCES;
-    uint64_t seen = 0, deadline = vkcl_now_ns() + VKCL_SPIN_NS;
-    for (;;) {
-        if (((vkcl_PFN_GetSemaphoreCounterValue)fq->fn[VKCL_FN_COUNTER])(fq->device, fq->timeline, &seen) < 0)
-            return CL_OUT_OF_RESOURCES;
-        if (seen >= value)
-            break;
-        if (vkcl_now_ns() >= deadline) {
-            vkcl_VkSemaphoreWaitInfo w = {VKCL_ST_SEMAPHORE_WAIT_INFO, NULL, 0, 1, (const void *const *)&fq->timeline,
-                                          &value};
-            if (((vkcl_PFN_WaitSemaphores)fq->fn[VKCL_FN_WAIT])(fq->device, &w, UINT64_MAX) < 0)
-                return CL_OUT_OF_RESOURCES;
-            break;
-        }
-    }
+    if (vkcl_wait_timeline(fq->fn[VKCL_FN_COUNTER], fq->fn[VKCL_FN_WAIT], fq->device, fq->timeline, value, UINT64_MAX,
+                           fq->spin_ns) != 0)
+        return CL_OUT_OF_RESOURCES;
     /* The pool resets command buffers individually: beginning one resets it. */
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
         return CL_OUT_OF_RESOURCES;
@@ -414,7 +369,12 @@ static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
     }
-    *ret = fq->fast ? vkcl_fast_run_batch(fq) : CL_SUCCESS;
+    uint64_t submitted_ns = 0;
+    *ret = fq->fast ? vkcl_fast_run_batch(fq, &submitted_ns) : CL_SUCCESS;
+    if (*ret == CL_SUCCESS && fq->events) {
+        fq->events = 0;
+        *ret = vkcl_py_fast_events_done(queue, submitted_ns);
+    }
     fq->finishes++;
     if (*ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
         fq->enabled = 0;

@@ -42,6 +42,8 @@ SETTINGS = [
     Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
     Setting("copy_threads", int, 0, "threads for large host copies of staged transfers (0: half the CPUs, "
             "up to 8)"),
+    Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "
+            "discrete GPU, 100 elsewhere)"),
 ]
 _BY_NAME = {s.name: s for s in SETTINGS}
 

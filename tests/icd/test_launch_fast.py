@@ -15,6 +15,7 @@ SECTIONS = [
     "errors",           # bad handles and sizes still get their error codes
     "events",           # launches with events: complete, their queue and type; profiling queues keep times
     "small_writes",     # non-blocking writes from C: every byte, order with launches, sub-buffers, errors
+    "events_finish",    # round trips with events (clFinish in C): complete, callbacks, times; 1500 in flight
 ]
 
 

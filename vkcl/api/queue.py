@@ -89,3 +89,15 @@ def flush(command_queue):
 
 def finish(command_queue):
     resolve(command_queue).finish()
+
+
+def fast_events_done(command_queue, submitted_ns) -> int:
+    """C's clFinish ran a batch of fast launches that asked for events (icd/fast_path.c,
+    vkcl_py_fast_events_done): complete them. Called with the queue's lock held."""
+    try:
+        resolve(command_queue).fast_events_done(submitted_ns)
+        return cl.CL_SUCCESS
+    except CLError as e:
+        return e.code
+    except Exception:
+        return cl.CL_OUT_OF_RESOURCES

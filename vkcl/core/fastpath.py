@@ -25,7 +25,7 @@ from vkcl._gen import cl
 MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
-              "vkWaitSemaphores", "vkCmdUpdateBuffer")
+              "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp")
 
 _objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastWrite, while current
 _queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
@@ -56,7 +56,8 @@ class FastQueue:
         fq.limit = queue.batch_limit
         fq.next_value = 1
         fq.tag = 1
-        fq.profiling = int(queue.profiling)
+        fq.spin_ns = queue.timeline.spin_ns
+        fq.query_pool = native.pointer(vk.ffi, queue.queries.handle) if queue.profiling else native.ffi.NULL
         fq.context = native.ffi.cast("void *", id(queue.context))
         for i, name in enumerate(_FUNCTIONS):
             fn = vk.lib.vkGetDeviceProcAddr(vkdev.handle, name.encode())

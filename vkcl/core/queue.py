@@ -24,7 +24,7 @@ _log = log.get("queue")
 
 
 class Batch:
-    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work", "keep")
+    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work", "keep", "fast_events")
 
     def __init__(self, queue, cb):
         self.queue, self.cb = queue, cb
@@ -33,6 +33,7 @@ class Batch:
         self.waits: list = []
         self.gpu_work = False
         self.keep = None  # fast launches recorded in the batch, kept until it completes
+        self.fast_events = 0  # of `commands`, the FastLaunchEvents: C's clFinish may complete those
 
 
 class CommandQueue(CLObject):
@@ -90,17 +91,27 @@ class CommandQueue(CLObject):
         ev = Event(self.context, self, cl.CL_COMMAND_NDRANGE_KERNEL)
         cmd = FastLaunchEvent()
         cmd.event = ev
-        self.batch.commands.append(cmd)
+        b = self.batch
+        b.commands.append(cmd)
+        b.fast_events += 1
+        self.fast.c.events = b.fast_events
         self.last_event = ev
-        self.fast.c.pending = 1  # a clFinish must now complete the event: Python's
         return ev
+
+    def fast_launch_timestamps(self) -> int:
+        """On a profiling queue, the pair of timestamp queries C writes around the launch whose
+        event fast_launch_event just made (-1: none free; its times are then filled in)."""
+        pair = self.queries.take() if self.profiling else None
+        self.batch.commands[-1].query_pair = pair
+        return -1 if pair is None else pair
 
     def _sync_fast(self) -> None:
         """Tell the fast path what Python has pending (under the lock)."""
         fq = self.fast.c
         b = self.batch
         fq.enabled = 0 if self.held else 1
-        fq.pending = 1 if (self.in_flight or self.held or (b is not None and b.commands)) else 0
+        fq.pending = 1 if (self.in_flight or self.held or (b is not None and len(b.commands) > b.fast_events)) else 0
+        fq.events = b.fast_events if b is not None else 0
 
     def _must_hold(self, cmd, held) -> bool:
         """Whether `cmd` waits among the held commands (`held`, earlier in the queue).
@@ -266,7 +277,16 @@ class CommandQueue(CLObject):
                 self._sync_fast()
 
     def _finish(self, b: Batch) -> None:
-        for cmd in b.commands:
+        self._complete(b.commands)
+        self.pool.recycle(b.cb)
+        # Events keep their batch (for its queue and timeline value); the commands, and the
+        # memory objects they hold, go now (and the command -> event -> batch cycle with them).
+        b.commands = []
+        b.keep = None
+
+    def _complete(self, commands: list) -> None:
+        """The host side of completed commands, then their events' status and times."""
+        for cmd in commands:
             ev = cmd.event
             try:
                 cmd.complete()
@@ -279,11 +299,19 @@ class CommandQueue(CLObject):
                 self.queries.give_back(cmd.query_pair)
                 ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
             ev.set_status(status)
-        self.pool.recycle(b.cb)
-        # Events keep their batch (for its queue and timeline value); the commands, and the
-        # memory objects they hold, go now (and the command -> event -> batch cycle with them).
-        b.commands = []
-        b.keep = None
+
+    def fast_events_done(self, submitted: int) -> None:
+        """C's clFinish ran the open batch, which held only fast launches, and reopened it (it
+        holds the lock): complete the events of those launches."""
+        b = self.batch
+        commands, b.commands, b.fast_events = b.commands, [], 0
+        when = submitted if self.profiling else None
+        try:
+            for cmd in commands:
+                cmd.event.set_status(SUBMITTED, when)
+            self._complete(commands)
+        finally:
+            self._sync_fast()
 
     def finish(self) -> None:
         """clFinish: every command enqueued so far has completed."""

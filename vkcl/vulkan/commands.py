@@ -9,13 +9,13 @@ import time
 
 import vulkan as vk
 
+from vkcl import config, native
 from vkcl.vulkan.check import VulkanError, check
 
 ffi = vk.ffi
 lib = vk.lib
 
 WHOLE_SIZE = 0xFFFFFFFFFFFFFFFF
-SPIN_NS = 100_000  # how long a blocking wait polls before it sleeps
 U64_MAX = 0xFFFFFFFFFFFFFFFF
 ALL_COMMANDS = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
 MEMORY_RW = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
@@ -23,6 +23,15 @@ MEMORY_RW = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
 STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO = 1000184000
 TIME_DOMAIN_DEVICE = 0
 TIME_DOMAIN_CLOCK_MONOTONIC = 1
+
+
+def spin_ns(device) -> int:
+    """How long a blocking wait on `device` polls before it sleeps (icd/timeline_wait.c says
+    why): long on a discrete GPU, short where spinning takes CPU time from the device itself."""
+    us = config.get("wait_spin_us")
+    if us < 0:
+        us = 100 if device.physical.is_uma else 10_000
+    return us * 1000
 
 
 class Timeline:
@@ -39,6 +48,14 @@ class Timeline:
         check("vkCreateSemaphore", lib.vkCreateSemaphore(self.device, info, ffi.NULL, out))
         self.handle = out[0]
         self._value = ffi.new("uint64_t *")
+        self.spin_ns = spin_ns(device)
+        # In the ICD, waits run in C (icd/timeline_wait.c) with the GIL released throughout.
+        self._native_wait = None
+        if native.lib is not None:
+            entry = [native.pointer(ffi, lib.vkGetDeviceProcAddr(self.device, name))
+                     for name in (b"vkGetSemaphoreCounterValue", b"vkWaitSemaphores")]
+            self._native_wait = (native.lib.vkcl_wait_timeline, *entry, native.pointer(ffi, self.device),
+                                 native.pointer(ffi, self.handle))
 
     def value(self) -> int:
         check("vkGetSemaphoreCounterValue", lib.vkGetSemaphoreCounterValue(self.device, self.handle, self._value))
@@ -47,16 +64,25 @@ class Timeline:
     def wait(self, value: int, timeout_ns: int = U64_MAX) -> bool:
         """True once the semaphore reached `value`; False on timeout. The GIL is released.
 
-        A short poll comes first: work that completes within SPIN_NS (a small kernel, a
-        round trip) is seen without the blocking wait's sleep and wake-up."""
-        deadline = time.monotonic_ns() + SPIN_NS
-        get, dev, handle, out = lib.vkGetSemaphoreCounterValue, self.device, self.handle, self._value
-        while True:
-            if get(dev, handle, out) == 0 and out[0] >= value:
-                return True
-            if time.monotonic_ns() >= deadline:
-                break
-        return wait_any(self.device, [(self, value)], timeout_ns)
+        The wait polls before it sleeps, for spin_ns: work that completes by then (a small
+        kernel, a round trip; any kernel on a discrete GPU, up to 10 ms) is seen without the
+        blocking wait's wake-up latency."""
+        if self._native_wait is not None:
+            fn, get, wait, dev, sem = self._native_wait
+            result = fn(get, wait, dev, sem, value, timeout_ns, self.spin_ns)
+        else:
+            deadline = time.monotonic_ns() + min(self.spin_ns, timeout_ns)
+            get, dev, handle, out = lib.vkGetSemaphoreCounterValue, self.device, self.handle, self._value
+            while True:
+                if get(dev, handle, out) == 0 and out[0] >= value:
+                    return True
+                if time.monotonic_ns() >= deadline:
+                    break
+            return wait_any(self.device, [(self, value)], timeout_ns)
+        if result == vk.VK_TIMEOUT:
+            return False
+        check("vkWaitSemaphores", result)
+        return True
 
     def signal(self, value: int) -> None:
         info = ffi.new("VkSemaphoreSignalInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
@@ -211,9 +237,13 @@ class QueryPool:
         lib.vkCmdWriteTimestamp(cb, stage, self.handle, 2 * pair + int(end_))
 
     def read_ns(self, pair: int) -> tuple[int, int]:
-        """(start, end) in device nanoseconds."""
-        result = lib.vkGetQueryPoolResults(self.device, self.handle, 2 * pair, 2, 16, self._result, 8,
-                                           vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+        """(start, end) in device nanoseconds, once the batch that wrote them has completed (so
+        the results are there; asking the driver to wait for them costs lavapipe a flush)."""
+        flags = vk.VK_QUERY_RESULT_64_BIT
+        result = lib.vkGetQueryPoolResults(self.device, self.handle, 2 * pair, 2, 16, self._result, 8, flags)
+        if result == vk.VK_NOT_READY:
+            result = lib.vkGetQueryPoolResults(self.device, self.handle, 2 * pair, 2, 16, self._result, 8,
+                                               flags | vk.VK_QUERY_RESULT_WAIT_BIT)
         check("vkGetQueryPoolResults", result)
         return int(self._result[0] * self.period_ns), int(self._result[1] * self.period_ns)
 

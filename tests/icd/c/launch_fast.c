@@ -351,6 +351,81 @@ static void events(void)
     clReleaseMemObject(c);
 }
 
+static int callbacks_complete;
+static void CL_CALLBACK on_complete(cl_event e, cl_int status, void *user)
+{
+    (void)e;
+    (void)user;
+    if (status == CL_COMPLETE)
+        __atomic_add_fetch(&callbacks_complete, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Round trips whose launch asks for an event, on a plain and a profiling queue: C records the
+ * launch (and its timestamps), clFinish runs the batch in C and Python completes the events.
+ * Each event is complete when clFinish returns, its callback runs, its times are in order; a
+ * batch with more profiled launches than the queue has timestamp queries still times them all. */
+static void events_finish(void)
+{
+    enum { N = 200, MANY = 1500 };
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    size_t g = n;
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue pq = clCreateCommandQueueWithProperties(ctx, device, props, &err);
+    REQUIRE_OK(err);
+    cl_command_queue qs[2] = {queue, pq};
+    int total = 0;
+    for (int which = 0; which < 2; which++) {
+        cl_command_queue q = qs[which];
+        for (int i = 0; i < N; i++) {
+            cl_event e;
+            EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &e));
+            if (i % 3 == 1)  /* and one without an event in the same batch */
+                EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+            EXPECT_OK(clSetEventCallback(e, CL_COMPLETE, on_complete, NULL));
+            EXPECT_OK(clFinish(q));
+            total += 1 + (i % 3 == 1);
+            cl_int status = 1;
+            EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+            EXPECT(status == CL_COMPLETE, "queue %d, round trip %d: status %d after clFinish", which, i, status);
+            if (q == pq) {
+                cl_ulong t[4] = {0};
+                const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                                   CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+                for (int w = 0; w < 4; w++)
+                    EXPECT_OK(clGetEventProfilingInfo(e, what[w], sizeof t[w], &t[w], NULL));
+                EXPECT(t[0] > 0 && t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3],
+                       "round trip %d: queued %llu submit %llu start %llu end %llu", i, (unsigned long long)t[0],
+                       (unsigned long long)t[1], (unsigned long long)t[2], (unsigned long long)t[3]);
+            }
+            clReleaseEvent(e);
+        }
+    }
+    static cl_event many[MANY];
+    for (int i = 0; i < MANY; i++)
+        EXPECT_OK(clEnqueueNDRangeKernel(pq, k, 1, NULL, &g, NULL, 0, NULL, &many[i]));
+    EXPECT_OK(clFinish(pq));
+    total += MANY;
+    for (int i = 0; i < MANY; i++) {
+        cl_ulong start = 0, end = 0;
+        EXPECT_OK(clGetEventProfilingInfo(many[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL));
+        EXPECT_OK(clGetEventProfilingInfo(many[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
+        EXPECT(start > 0 && end >= start, "launch %d of %d in flight: start %llu, end %llu", i, MANY,
+               (unsigned long long)start, (unsigned long long)end);
+        clReleaseEvent(many[i]);
+    }
+    for (int spin = 0; spin < 500 && __atomic_load_n(&callbacks_complete, __ATOMIC_SEQ_CST) < 2 * N; spin++)
+        usleep(10000);
+    EXPECT(callbacks_complete == 2 * N, "%d of %d completion callbacks", callbacks_complete, 2 * N);
+    expect_all(queue, c, n, total, "every launch ran once");
+    clReleaseCommandQueue(pq);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
 /* Small non-blocking writes without events (vkCmdUpdateBuffer from C): every byte lands, in
  * order with launches, in sub-buffers, with the spec's errors; a buffer released with writes
  * pending is still right where they land first. */
@@ -459,7 +534,7 @@ static const struct {
     {"repeat", repeat},       {"round_trip", round_trip}, {"args_change", args_change},
     {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
     {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
-    {"events", events},         {"small_writes", small_writes},
+    {"events", events},         {"small_writes", small_writes}, {"events_finish", events_finish},
 };
 
 int main(int argc, char **argv)
