@@ -94,3 +94,34 @@ def test_fused_mad_imports_glsl_when_the_module_has_not(tmp_path):
     dis = _disassemble(result.spirv, tmp_path)
     assert result.ok and 'OpExtInstImport "GLSL.std.450"' in dis and dis.count(" Fma ") == 1, dis
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+
+
+# Eight chains through a loop of run-time trip count: LLVM's -unroll-runtime adds a remainder
+# loop, and clspv gives its merge a second phi per chain that is OpUndef on one edge.
+CHAINS_SRC = ("kernel void k(global double *o, double a, double b, int n) {"
+              " double x0 = o[0], x1 = o[1], x2 = o[2], x3 = o[3], x4 = o[4], x5 = o[5], x6 = o[6], x7 = o[7];"
+              " for (int i = 0; i < n; i++) { x0 = mad(x0, a, b); x1 = mad(x1, a, b); x2 = mad(x2, a, b);"
+              " x3 = mad(x3, a, b); x4 = mad(x4, a, b); x5 = mad(x5, a, b); x6 = mad(x6, a, b); x7 = mad(x7, a, b); }"
+              " o[0] = x0; o[1] = x1; o[2] = x2; o[3] = x3; o[4] = x4; o[5] = x5; o[6] = x6; o[7] = x7; }")
+
+
+def _undef_phis(dis: str) -> int:
+    undef = {line.split("=")[0].strip() for line in dis.splitlines() if "OpUndef" in line}
+    return sum(1 for line in dis.splitlines() if "OpPhi" in line and any(u + " " in line + " " for u in undef))
+
+
+def test_undef_phis_after_runtime_unrolling_are_merged(tmp_path, monkeypatch):
+    from vkcl.compiler import spirv_phis
+    caps = compiler.DeviceCaps(fp64=True, unroll_runtime_loops=True)
+    monkeypatch.setattr(spirv_fixes, "merge_undef_phis", lambda data: data)
+    monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
+    before = compiler.compile_source(CHAINS_SRC, "-cl-std=CL1.2", caps)
+    monkeypatch.undo()
+    assert before.ok, before.log
+    dis_before = _disassemble(before.spirv, tmp_path)
+    assert _undef_phis(dis_before) == 8, dis_before  # what the repair is for
+    after = spirv_phis.merge_undef_phis(before.spirv)
+    dis = _disassemble(after, tmp_path)
+    assert _undef_phis(dis) == 0 and dis.count("OpPhi") == dis_before.count("OpPhi") - 8, dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+    assert spirv_phis.merge_undef_phis(after) == after  # nothing left to do

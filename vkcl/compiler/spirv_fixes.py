@@ -32,6 +32,8 @@
    which OpenCL allows for mad(). NVIDIA's driver fuses the pair itself, but its code from Fma
    is faster (H200, 8 chains of double multiply-adds: 30.6 TFLOP/s from the pair, 33.3 from
    Fma; NVIDIA's OpenCL 30.5).
+8. Phis that differ only by OpUndef after a runtime-unrolled loop (spirv_phis.py): merged, so
+   that NVIDIA's driver does not keep each loop value twice.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -47,9 +49,10 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
+from vkcl.compiler.spirv_phis import merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 2
+VERSION = 3
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -73,6 +76,7 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False) -> by
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
     data = prune_push_constant_interfaces(data)
+    data = merge_undef_phis(data)
     if contraction:
         if fused_mad:
             data = fuse_multiply_adds(data)
