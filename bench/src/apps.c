@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Warm-up, then fill `out` with NaN and time the best of opt.runs launches, so that the checked
- * output comes from a timed run. */
+/* Warm-up (warm_up: sustained launches), then fill `out` with NaN and time the best of opt.runs
+ * launches, so that the checked output comes from a timed run. */
 static double time_kernel(bench *b, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local,
                           cl_mem out, size_t out_bytes, double *wall)
 {
-    if (run_kernel(b, k, dims, global, local, NULL) < 0) return -1;
+    if (warm_up(b, k, dims, global, local) < 0) return -1;
     float sentinel = NAN;
     TRY(b, clEnqueueFillBuffer(b->q, out, &sentinel, sizeof sentinel, 0, out_bytes, 0, NULL, NULL));
     return best_of(b, k, dims, global, local, b->opt.runs, wall);
@@ -78,6 +78,7 @@ void group_reduction(bench *b)
     TRY(b, clSetKernelArg(k2, 0, sizeof partial, &partial));
     TRY(b, clSetKernelArg(k2, 1, sizeof result, &result));
     TRY(b, clSetKernelArg(k2, 2, sizeof groups, &groups));
+    if (warm_up(b, k1, 1, &global1, &wg) < 0) goto fail;
     double best = 1e30, best_wall = 1e30;
     for (int r = -1; r < b->opt.runs; r++) {
         float sentinel = NAN;
@@ -286,6 +287,7 @@ void group_histogram(bench *b)
     TRY(b, clSetKernelArg(k, 0, sizeof data, &data));
     TRY(b, clSetKernelArg(k, 1, sizeof hist, &hist));
     TRY(b, clSetKernelArg(k, 2, sizeof words, &words));
+    if (warm_up(b, k, 1, &global, &wg) < 0) goto fail;
     double best = 1e30, best_wall = 1e30;
     for (int r = -1; r < b->opt.runs; r++) {
         cl_uint zero = 0;

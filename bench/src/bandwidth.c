@@ -54,6 +54,7 @@ static void stream_one(bench *b, cl_program prog, const char *name, int vec, cl_
         TRY(b, clSetKernelArg(k, 3, sizeof s, &s));
     }
     size_t global = n / vec, local = pick_wg(b, k, 256);
+    if (warm_up(b, k, 1, &global, &local) < 0) goto fail;
     float sentinel = -1.0f;
     double best = 1e30, best_wall = 1e30;
     for (int r = -1; r < b->opt.runs; r++) {   /* r = -1: warm-up */

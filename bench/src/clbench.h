@@ -30,6 +30,7 @@ typedef struct {
     int small_n;              /* small non-blocking writes */
     int small_bytes;
     double target_ms;         /* kernel duration aimed at by the compute/local calibration */
+    double warmup_ms;         /* back-to-back launches before a short kernel is timed */
 } options;
 
 typedef struct {
@@ -104,6 +105,12 @@ size_t clamp_alloc(bench *b, size_t bytes, size_t align);
 /* Launch a kernel and wait: profiled time in ms (< 0 on failure), wall ms in *wall. */
 double run_kernel(bench *b, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local,
                   double *wall);
+
+/* Launch a kernel back to back for opt.warmup_ms of wall time, then wait; 0, or -1 on failure.
+ * Short kernels are timed after this: GPU clocks fall when the device idles, and some drivers
+ * (NVIDIA's Vulkan driver, unlike its CUDA-based OpenCL) raise them again only under sustained
+ * load, so a burst of short launches after an idle second would measure the idle clock. */
+int warm_up(bench *b, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local);
 
 /* Find an iteration count (kernel argument `iters_arg`, an int, from `start` up to `cap`)
  * for which one launch takes about opt.target_ms; -1 (and b->reason) on failure. */

@@ -272,6 +272,19 @@ fail:
     return ms;
 }
 
+int warm_up(bench *b, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local)
+{
+    double t0 = now_s();
+    do {
+        for (int i = 0; i < 8; i++)
+            TRY(b, clEnqueueNDRangeKernel(b->q, k, dims, NULL, global, local, 0, NULL, NULL));
+        TRY(b, clFinish(b->q));
+    } while ((now_s() - t0) * 1e3 < b->opt.warmup_ms);
+    return 0;
+fail:
+    return -1;
+}
+
 int calibrate_iters(bench *b, cl_kernel k, cl_uint iters_arg, size_t global, size_t local, int start,
                     int cap)
 {

@@ -60,7 +60,8 @@ static void usage(void)
             "  --stencil-n N     stencil N x N floats (multiple of 16)\n"
             "  --hist-log2 K     histogram of 2^K bytes\n"
             "  --dispatch-n N    --roundtrip-n N   --small-n N   --small-bytes N\n"
-            "  --target-ms X     kernel duration the compute/local calibration aims at\n");
+            "  --target-ms X     kernel duration the compute/local calibration aims at\n"
+            "  --warmup-ms X     back-to-back launches before a short kernel is timed\n");
 }
 
 static void set_defaults(options *o, int quick)
@@ -79,6 +80,7 @@ static void set_defaults(options *o, int quick)
     o->small_n = 10000;
     o->small_bytes = 256;
     o->target_ms = quick ? 30 : 50;
+    o->warmup_ms = quick ? 20 : 500;
 }
 
 static int ci_contains(const char *hay, const char *needle)
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--small-n") == 0) o->small_n = (int)n;
         else if (strcmp(a, "--small-bytes") == 0) o->small_bytes = (int)n;
         else if (strcmp(a, "--target-ms") == 0) o->target_ms = atof(v);
+        else if (strcmp(a, "--warmup-ms") == 0) o->warmup_ms = atof(v);
         else {
             usage();
             fprintf(stderr, "unknown option %s\n", a);
