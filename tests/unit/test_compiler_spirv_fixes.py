@@ -125,3 +125,29 @@ def test_undef_phis_after_runtime_unrolling_are_merged(tmp_path, monkeypatch):
     assert _undef_phis(dis) == 0 and dis.count("OpPhi") == dis_before.count("OpPhi") - 8, dis
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
     assert spirv_phis.merge_undef_phis(after) == after  # nothing left to do
+
+
+def test_fused_mad_drops_a_multiply_whose_id_a_string_spells(tmp_path, monkeypatch):
+    """A dead multiply goes even when a word of a string equals its id ("n\\0\\0\\0", the end of
+    "mad_chain", kept NVIDIA issuing one dead double multiply per mad() of the bench's loop)."""
+    from vkcl.compiler import spirv
+    monkeypatch.setattr(spirv_fixes, "fuse_multiply_adds", lambda data: data)
+    monkeypatch.setattr(spirv_fixes, "allow_contraction", lambda data: data)
+    monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
+    raw = compiler.compile_source(MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+    monkeypatch.undo()
+    assert raw.ok, raw.log
+    words = spirv.to_words(raw.spirv)
+    muls = [words[pos + 2] for pos, op, n in spirv.instructions(words) if op == spirv_fixes.OP_FMUL]
+    assert muls and all(m < 128 for m in muls)
+    # OpString "<chr(id)>" for every multiply, in the debug section (before the first name or
+    # decoration): its one string word equals the id.
+    first = next(pos for pos, op, n in spirv.instructions(words) if op in (5, 6, 71, 72, 330))
+    bound = words[3]
+    strings = [w for i, m in enumerate(muls) for w in ((3 << 16) | spirv.OP_STRING, bound + i, m)]
+    words = words[:first] + type(words)("I", strings) + words[first:]
+    words[3] = bound + len(muls)
+    fused = spirv_fixes.allow_contraction(spirv_fixes.fuse_multiply_adds(spirv.to_bytes(words)))
+    dis = _disassemble(fused, tmp_path)
+    assert dis.count(" Fma ") == 3 and "OpFMul" not in dis and "OpFAdd" not in dis, dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0

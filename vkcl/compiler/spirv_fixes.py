@@ -52,7 +52,7 @@ from vkcl.compiler import spirv
 from vkcl.compiler.spirv_phis import merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 3
+VERSION = 4
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -127,18 +127,26 @@ def fuse_multiply_adds(data: bytes) -> bytes:
         name = array("I")
         name.frombytes(GLSL_STD_450.encode() + b"\0" * (4 - len(GLSL_STD_450) % 4))
         import_words = [((2 + len(name)) << 16) | spirv.OP_EXT_INST_IMPORT, glsl, *name]
-    # Which adds become Fma, and how often each multiply is named elsewhere (any word equal to
-    # its id counts, literals included: a multiply is only ever kept by mistake, never dropped).
+    # Which adds become Fma, and how often each multiply is named elsewhere. A multiply's result
+    # can only be used inside a function, so only words there count, but any such word equal to
+    # its id does, literals included: a multiply may be kept by mistake, never dropped. (Counting
+    # the whole module kept multiplies whose id equalled a word of a string, such as the "n\0\0\0"
+    # ending "mad_chain": NVIDIA issued each dead double multiply, 8% of a mad() loop's speed.)
     fma_of, uses = {}, dict.fromkeys(fusable, 0)
+    in_function = False
     for pos, op, n in spirv.instructions(words):
+        if op == spirv.OP_FUNCTION:
+            in_function = True
+        elif op == spirv.OP_FUNCTION_END:
+            in_function = False
+        if not in_function or op == spirv.OP_LINE:
+            continue
         if op == OP_FADD and n == 5 and words[pos + 2] in no_contraction:
             t, r, x, y = words[pos + 1:pos + 5]
             m, c = (x, y) if x in fusable else (y, x) if y in fusable else (None, None)
             if m is not None and muls[m][0] == t:
                 fma_of[pos] = (m, c)
                 uses[m] -= 1
-        if op in (spirv.OP_DECORATE, OP_NAME):
-            continue
         for w in words[pos + 1:pos + n]:
             if w in uses:
                 uses[w] += 1
