@@ -1,6 +1,7 @@
 """Loops of run-time trip count compiled as on a discrete GPU (clspv's -unroll-runtime, with the
 repair of the phis it leaves, vkcl/compiler/spirv_phis.py) compute what numpy does, for trip
-counts that leave every remainder of the unrolled loop."""
+counts that leave every remainder of the unrolled loop; and so do loops that exit in the middle
+(whose OpUndef phi inputs spirv_phis.fill_undef_phi_inputs replaces)."""
 import pytest
 
 pytest.importorskip("pyopencl")
@@ -16,6 +17,7 @@ q = cl.CommandQueue(ctx)
 types = [("float", np.float32), ("int", np.int32)] + ([("double", np.float64)] if dev.double_fp_config else [])
 src = ""
 for t, _ in types:
+    step = "{x} * a + b" if t == "int" else "mad({x}, a, b)"  # mad(): the form whose loop LLVM leaves unrotated
     src += f'''
 kernel void chains_{t}(global {t} *o, {t} a, {t} b, int n) {{
     {t} x0 = o[0], x1 = o[1], x2 = o[2], x3 = o[3], x4 = o[4], x5 = o[5], x6 = o[6], x7 = o[7];
@@ -23,6 +25,14 @@ kernel void chains_{t}(global {t} *o, {t} a, {t} b, int n) {{
         x0 = x0 * a + b; x1 = x1 * a + b; x2 = x2 * a + b; x3 = x3 * a + b;
         x4 = x4 * a + b; x5 = x5 * a + b; x6 = x6 * a + b; x7 = x7 * a + b;
     }}
+    o[0] = x0; o[1] = x1; o[2] = x2; o[3] = x3; o[4] = x4; o[5] = x5; o[6] = x6; o[7] = x7;
+}}'''
+    src += f'''
+#define STEP8_{t} {" ".join(f"x{j} = {step.format(x=f'x{j}')};" for j in range(8))}
+kernel void midexit_{t}(global {t} *o, {t} a, {t} b, int n) {{
+    {" ".join(f"{t} x{j} = ({t})(get_local_id(0) + {j});" for j in range(8))}
+    int i = 0;
+    for (;;) {{ STEP8_{t} if (i >= n) break; STEP8_{t} i++; }}
     o[0] = x0; o[1] = x1; o[2] = x2; o[3] = x3; o[4] = x4; o[5] = x5; o[6] = x6; o[7] = x7;
 }}'''
 src += '''
@@ -46,6 +56,17 @@ for t, dt in types + [("float4", np.float32)]:
         cl.enqueue_copy(q, got, buf)
         want = x + dt(3) * n
         assert (got == want).all(), (t, n, got, want)
+        checked += 1
+for t, dt in types:
+    k = getattr(prg, "midexit_" + t)
+    for n in (0, 1, 2, 7, 100):
+        x = np.arange(8, dtype=dt)
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+        k(q, (1,), (1,), buf, dt(1), dt(3), np.int32(n))
+        got = np.empty_like(x)
+        cl.enqueue_copy(q, got, buf)
+        want = x + dt(3) * (2 * n + 1)
+        assert (got == want).all(), ("midexit", t, n, got, want)
         checked += 1
 print("checked", checked)
 """

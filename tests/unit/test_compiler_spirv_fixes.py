@@ -151,3 +151,28 @@ def test_fused_mad_drops_a_multiply_whose_id_a_string_spells(tmp_path, monkeypat
     dis = _disassemble(fused, tmp_path)
     assert dis.count(" Fma ") == 3 and "OpFMul" not in dis and "OpFAdd" not in dis, dis
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+
+
+# A loop that exits in the middle, too large a header for LLVM to rotate: clspv's structured
+# form gives its continue block phis that are OpUndef on the edge from the header (the exit path).
+_STEP8 = "".join(f" x{j} = mad(x{j}, a, b);" for j in range(8))
+MIDEXIT_SRC = ("kernel void k(global float *o, float a, float b, int n) {"
+               + "".join(f" float x{j} = (float)(get_local_id(0) + {j});" for j in range(8)) + " int i = 0;"
+               + " for (;;) {" + _STEP8 + " if (i >= n) break;" + _STEP8 + " i++; }"
+               + "".join(f" o[{j}] = x{j};" for j in range(8)) + " }")
+
+
+def test_undef_phi_inputs_of_a_mid_exit_loop_are_filled(tmp_path, monkeypatch):
+    from vkcl.compiler import spirv_phis
+    monkeypatch.setattr(spirv_fixes, "fill_undef_phi_inputs", lambda data: data)
+    monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
+    before = compiler.compile_source(MIDEXIT_SRC, "", compiler.DeviceCaps(unroll_runtime_loops=True))
+    monkeypatch.undo()
+    assert before.ok, before.log
+    dis_before = _disassemble(before.spirv, tmp_path)
+    assert _undef_phis(dis_before) == 9, dis_before  # x0..x7 and i: what the repair is for
+    after = spirv_phis.fill_undef_phi_inputs(before.spirv)
+    dis = _disassemble(after, tmp_path)
+    assert _undef_phis(dis) == 0 and dis.count("OpPhi") == dis_before.count("OpPhi"), dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+    assert spirv_phis.fill_undef_phi_inputs(after) == after  # nothing left to do

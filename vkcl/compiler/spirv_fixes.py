@@ -34,6 +34,9 @@
    Fma; NVIDIA's OpenCL 30.5).
 8. Phis that differ only by OpUndef after a runtime-unrolled loop (spirv_phis.py): merged, so
    that NVIDIA's driver does not keep each loop value twice.
+9. The OpUndef inputs left in phis (spirv_phis.fill_undef_phi_inputs), such as those of the
+   continue block of a loop that exits in the middle: each takes the value its phi's chain
+   starts from in the edge's source block, which NVIDIA can then share a register with.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -49,10 +52,10 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_phis import merge_undef_phis
+from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 4
+VERSION = 5
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -77,6 +80,7 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False) -> by
     data = drop_unused_variable_pointers(data)
     data = prune_push_constant_interfaces(data)
     data = merge_undef_phis(data)
+    data = fill_undef_phi_inputs(data)
     if contraction:
         if fused_mad:
             data = fuse_multiply_adds(data)
