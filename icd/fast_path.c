@@ -12,8 +12,9 @@
  * A fast launch records barrier + bind + push constants + dispatch into the open batch (when the
  * application wants an event, Python makes just that, and on a profiling queue C writes its
  * timestamps); a fast clFinish of a batch holding only fast launches submits it, waits, reopens
- * it, and has Python complete the launches' events. Python gets back every batch with something
- * of its own in it.
+ * it, and has Python complete the launches' events; so does a clWaitForEvents of one such event
+ * (the queue is found among all fast queues by the events of its open batch). Python gets back
+ * every batch with something of its own in it.
  *
  * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
  * is simply not found, and the call goes to Python, which reports the error).
@@ -65,13 +66,16 @@ typedef struct vkcl_fastq {
     uint32_t events;           /* of those launches, the ones with an event (Python's, to complete) */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
-    uint64_t launches, finishes, writes; /* what C did itself, for tests and diagnosis */
+    uint64_t launches, finishes, writes, waits; /* what C did itself, for tests and diagnosis */
     void *context;             /* names the queue's context (a buffer of another is Python's error) */
     uint64_t spin_ns;          /* how long a wait polls before it sleeps (timeline_wait.c) */
     void *query_pool;          /* a profiling queue's timestamps; NULL otherwise */
     void *device, *queue, *timeline;
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
     vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
+    void *handle;              /* the queue's cl_command_queue, once it has one (Python's) */
+    uint32_t nev;              /* events of the open batch's fast launches, in ev[] (the first */
+    void *ev[VKCL_FAST_USED];  /* VKCL_FAST_USED; set by C, emptied with the batch by either side) */
     void *used[VKCL_FAST_USED];
     void *fn[12];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
@@ -117,12 +121,36 @@ vkcl_fastm_t *vkcl_fastm_new(void)
     return fm;
 }
 
+/* Every fast queue, for clWaitForEvents, which knows only the event (a queue not listed, past
+ * VKCL_FASTQ_MAX of them, just leaves its waits to Python). */
+#define VKCL_FASTQ_MAX 256
+static vkcl_fastq_t *vkcl_fastq_all[VKCL_FASTQ_MAX];
+static pthread_mutex_t vkcl_fastq_all_lock = PTHREAD_MUTEX_INITIALIZER;
+
 vkcl_fastq_t *vkcl_fastq_new(void)
 {
     vkcl_fastq_t *fq = calloc(1, sizeof *fq);
-    if (fq)
-        fq->magic = VKCL_FASTQ_MAGIC;
+    if (!fq)
+        return NULL;
+    fq->magic = VKCL_FASTQ_MAGIC;
+    pthread_mutex_lock(&vkcl_fastq_all_lock);
+    for (int i = 0; i < VKCL_FASTQ_MAX; i++)
+        if (!vkcl_fastq_all[i]) {
+            vkcl_fastq_all[i] = fq;
+            break;
+        }
+    pthread_mutex_unlock(&vkcl_fastq_all_lock);
     return fq;
+}
+
+void vkcl_fastq_free(vkcl_fastq_t *fq)
+{
+    pthread_mutex_lock(&vkcl_fastq_all_lock);
+    for (int i = 0; i < VKCL_FASTQ_MAX; i++)
+        if (vkcl_fastq_all[i] == fq)
+            vkcl_fastq_all[i] = NULL;
+    pthread_mutex_unlock(&vkcl_fastq_all_lock);
+    free(fq);
 }
 
 vkcl_fastk_t *vkcl_fastk_new(void)
@@ -285,6 +313,8 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
+    if (event && fq->nev < VKCL_FAST_USED)
+        fq->ev[fq->nev++] = *event;
     void *cb = fq->cb;
     vkcl_fast_barrier(fq);
     if (query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
@@ -352,10 +382,26 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
     /* The pool resets command buffers individually: beginning one resets it. */
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
         return CL_OUT_OF_RESOURCES;
-    fq->count = fq->fast = fq->nused = 0;
+    fq->count = fq->fast = fq->nused = fq->nev = 0;
     fq->barrier = 0;
     fq->tag++;
     return CL_SUCCESS;
+}
+
+/* Under fq->lock, the open batch holding only fast launches: run it and complete its events. */
+static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue)
+{
+    uint64_t submitted_ns = 0;
+    cl_int ret = fq->fast ? vkcl_fast_run_batch(fq, &submitted_ns) : CL_SUCCESS;
+    if (ret == CL_SUCCESS && fq->events) {
+        fq->events = 0;
+        ret = vkcl_py_fast_events_done(queue, submitted_ns);
+    }
+    if (ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
+        fq->enabled = 0;
+        fq->cb = NULL;
+    }
+    return ret;
 }
 
 static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
@@ -369,17 +415,38 @@ static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
     }
-    uint64_t submitted_ns = 0;
-    *ret = fq->fast ? vkcl_fast_run_batch(fq, &submitted_ns) : CL_SUCCESS;
-    if (*ret == CL_SUCCESS && fq->events) {
-        fq->events = 0;
-        *ret = vkcl_py_fast_events_done(queue, submitted_ns);
-    }
+    *ret = vkcl_fast_finish_locked(fq, queue);
     fq->finishes++;
-    if (*ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
-        fq->enabled = 0;
-        fq->cb = NULL;
-    }
     pthread_mutex_unlock(&fq->lock->m);
     return 1;
+}
+
+/* clWaitForEvents of one event a fast launch made, while its batch is still open and holds only
+ * fast launches: as clFinish of its queue (the batch is the unit that completes either way). */
+static int vkcl_fast_wait_for_events(cl_int *ret, cl_uint num_events, const cl_event *event_list)
+{
+    if (num_events != 1 || !event_list || !event_list[0])
+        return 0;
+    const void *ev = event_list[0];
+    pthread_mutex_lock(&vkcl_fastq_all_lock);
+    for (int i = 0; i < VKCL_FASTQ_MAX; i++) {
+        vkcl_fastq_t *fq = vkcl_fastq_all[i];
+        if (!fq || !fq->handle || pthread_mutex_trylock(&fq->lock->m) != 0)
+            continue;
+        int mine = 0;
+        if (fq->enabled && !fq->pending && fq->cb)
+            for (uint32_t j = 0; j < fq->nev && !mine; j++)
+                mine = fq->ev[j] == ev;
+        if (!mine) {
+            pthread_mutex_unlock(&fq->lock->m);
+            continue;
+        }
+        pthread_mutex_unlock(&vkcl_fastq_all_lock);  /* fq stays: the event keeps its queue alive */
+        *ret = vkcl_fast_finish_locked(fq, fq->handle);
+        fq->waits++;
+        pthread_mutex_unlock(&fq->lock->m);
+        return 1;
+    }
+    pthread_mutex_unlock(&vkcl_fastq_all_lock);
+    return 0;
 }

@@ -468,6 +468,8 @@ VKCL_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel a0, cl_device_
 
 static cl_int CL_API_CALL vkcl_clWaitForEvents(cl_uint a0, const cl_event *a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_wait_for_events(&fast_ret, a0, a1)) return fast_ret;
     return vkcl_py_clWaitForEvents(a0, a1);
 }
 VKCL_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint a0, const cl_event *a1) {

@@ -16,6 +16,7 @@ SECTIONS = [
     "events",           # launches with events: complete, their queue and type; profiling queues keep times
     "small_writes",     # non-blocking writes from C: every byte, order with launches, sub-buffers, errors
     "events_finish",    # round trips with events (clFinish in C): complete, callbacks, times; 1500 in flight
+    "events_wait",      # clWaitForEvents of a fast launch's event (in C): first of two, other queue, released
 ]
 
 

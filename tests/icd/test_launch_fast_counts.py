@@ -89,3 +89,16 @@ def test_profiled_round_trips_with_events_take_the_fast_path(python_with_icd):
     launches, finishes = (int(words[words.index(w) + 1]) for w in ("launches", "finishes"))
     # C records each launch with its timestamps and runs each clFinish; Python makes the events
     assert launches >= 290 and finishes >= 290, result.stdout  # seen: 298, 298
+
+
+WAIT_CODE = EVENTS_CODE.replace("    q.finish()\n", "    ev.wait()  # clWaitForEvents\n").replace(
+    '"finishes", fast.finishes', '"waits", fast.waits')
+
+
+def test_profiled_waits_for_events_take_the_fast_path(python_with_icd):
+    result = python_with_icd(WAIT_CODE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    words = result.stdout.split()
+    launches, waits = (int(words[words.index(w) + 1]) for w in ("launches", "waits"))
+    # C records each launch with its timestamps and runs each clWaitForEvents
+    assert launches >= 290 and waits >= 290, result.stdout

@@ -70,17 +70,19 @@ class FastQueue:
         """The queue has its handle: C may find it now."""
         if native.lib.vkcl_fast_set(handle, self.c):
             self.handle = handle
+            self.c.handle = handle  # clWaitForEvents' fast path completes events through it
 
     def close(self) -> None:
         if self.handle is not None:
             native.lib.vkcl_fast_remove(self.handle)
             self.handle = None
         self.c.enabled = 0
+        self.c.handle = native.ffi.NULL
 
     def __del__(self):
         if native.lib is not None and self.c is not None:
             self.close()
-            native.lib.vkcl_fast_free(self.c)
+            native.lib.vkcl_fastq_free(self.c)
             self.c = None
 
     # Called with the queue's lock held.
@@ -88,7 +90,7 @@ class FastQueue:
     def opened(self, cb, barrier: bool) -> None:
         fq = self.c
         fq.cb = native.pointer(vk.ffi, cb)
-        fq.count = fq.fast = fq.nused = 0
+        fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.barrier = int(barrier)
 
     def take_batch(self) -> list:
@@ -100,10 +102,20 @@ class FastQueue:
             key = int(native.ffi.cast("uintptr_t", fq.used[i]))
             used.append(_objects.get(key) or dropped[key])
         fq.cb = native.ffi.NULL
-        fq.count = fq.fast = fq.nused = 0
+        fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.tag += 1
         self.dropped = []
         return used
+
+    def forget_event(self, handle) -> None:
+        """An event of the open batch loses its handle: C's clWaitForEvents must not match it."""
+        ffi = native.ffi
+        key = int(ffi.cast("uintptr_t", handle))
+        with self.queue.lock:
+            fq = self.c
+            for i in range(fq.nev):
+                if int(ffi.cast("uintptr_t", fq.ev[i])) == key:
+                    fq.ev[i] = ffi.NULL
 
     def uses(self, obj) -> bool:
         """Whether the open batch used `obj` (a FastLaunch or a FastWrite). Under the lock."""

@@ -360,6 +360,45 @@ static void CL_CALLBACK on_complete(cl_event e, cl_int status, void *user)
         __atomic_add_fetch(&callbacks_complete, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The "bump" kernel on counters `c`. */
+static cl_kernel bump_kernel(cl_mem c)
+{
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    return k;
+}
+
+/* A second queue on the device, with profiling. */
+static cl_command_queue profiling_queue(void)
+{
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue pq = clCreateCommandQueueWithProperties(ctx, device, props, &err);
+    REQUIRE_OK(err);
+    return pq;
+}
+
+/* A profiled event's four times are set and in order. */
+static void expect_times_in_order(cl_event e, const char *what, int i)
+{
+    cl_ulong t[4] = {0};
+    const cl_profiling_info info[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                       CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+    for (int w = 0; w < 4; w++)
+        EXPECT_OK(clGetEventProfilingInfo(e, info[w], sizeof t[w], &t[w], NULL));
+    EXPECT(t[0] > 0 && t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3], "%s %d: queued %llu submit %llu start %llu end %llu",
+           what, i, (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+           (unsigned long long)t[3]);
+}
+
+/* Wait (up to 5 s) until `want` completion callbacks have run, and check they all did. */
+static void expect_callbacks(int want)
+{
+    for (int spin = 0; spin < 500 && __atomic_load_n(&callbacks_complete, __ATOMIC_SEQ_CST) < want; spin++)
+        usleep(10000);
+    EXPECT(callbacks_complete == want, "%d of %d completion callbacks", callbacks_complete, want);
+}
+
 /* Round trips whose launch asks for an event, on a plain and a profiling queue: C records the
  * launch (and its timestamps), clFinish runs the batch in C and Python completes the events.
  * Each event is complete when clFinish returns, its callback runs, its times are in order; a
@@ -372,10 +411,7 @@ static void events_finish(void)
     cl_kernel k = kernel("bump");
     REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
     size_t g = n;
-    cl_int err;
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_command_queue pq = clCreateCommandQueueWithProperties(ctx, device, props, &err);
-    REQUIRE_OK(err);
+    cl_command_queue pq = profiling_queue();
     cl_command_queue qs[2] = {queue, pq};
     int total = 0;
     for (int which = 0; which < 2; which++) {
@@ -391,16 +427,8 @@ static void events_finish(void)
             cl_int status = 1;
             EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
             EXPECT(status == CL_COMPLETE, "queue %d, round trip %d: status %d after clFinish", which, i, status);
-            if (q == pq) {
-                cl_ulong t[4] = {0};
-                const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                                   CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
-                for (int w = 0; w < 4; w++)
-                    EXPECT_OK(clGetEventProfilingInfo(e, what[w], sizeof t[w], &t[w], NULL));
-                EXPECT(t[0] > 0 && t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3],
-                       "round trip %d: queued %llu submit %llu start %llu end %llu", i, (unsigned long long)t[0],
-                       (unsigned long long)t[1], (unsigned long long)t[2], (unsigned long long)t[3]);
-            }
+            if (q == pq)
+                expect_times_in_order(e, "round trip", i);
             clReleaseEvent(e);
         }
     }
@@ -417,9 +445,72 @@ static void events_finish(void)
                (unsigned long long)start, (unsigned long long)end);
         clReleaseEvent(many[i]);
     }
-    for (int spin = 0; spin < 500 && __atomic_load_n(&callbacks_complete, __ATOMIC_SEQ_CST) < 2 * N; spin++)
-        usleep(10000);
-    EXPECT(callbacks_complete == 2 * N, "%d of %d completion callbacks", callbacks_complete, 2 * N);
+    expect_callbacks(2 * N);
+    expect_all(queue, c, n, total, "every launch ran once");
+    clReleaseCommandQueue(pq);
+    clReleaseKernel(k);
+    clReleaseMemObject(c);
+}
+
+/* clWaitForEvents of a fast launch's event (C runs the batch when it holds only fast launches):
+ * on a plain and a profiling queue, the event is complete with its callback and times; waiting
+ * on the first of two events, on an event of another queue's open batch, on one already
+ * complete, on one whose batch holds a command of Python's, and on a released one (an error). */
+static void events_wait(void)
+{
+    enum { N = 200 };
+    const size_t n = 256;
+    cl_mem c = zeros(n);
+    cl_kernel k = bump_kernel(c);
+    size_t g = n;
+    cl_int err;
+    cl_command_queue pq = profiling_queue();
+    cl_command_queue qs[2] = {queue, pq};
+    int total = 0, callbacks_before = __atomic_load_n(&callbacks_complete, __ATOMIC_SEQ_CST);
+    for (int which = 0; which < 2; which++) {
+        cl_command_queue q = qs[which], other = qs[1 - which];
+        for (int i = 0; i < N; i++) {
+            cl_event e, e2 = NULL, o = NULL;
+            EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &e));
+            EXPECT_OK(clSetEventCallback(e, CL_COMPLETE, on_complete, NULL));
+            if (i % 3 == 1)  /* a second launch with an event after it: wait on the first */
+                EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &e2));
+            if (i % 5 == 2)  /* the other queue has an open batch with an event of its own */
+                EXPECT_OK(clEnqueueNDRangeKernel(other, k, 1, NULL, &g, NULL, 0, NULL, &o));
+            if (i % 7 == 3) {  /* a command of Python's in the same batch: the wait is Python's */
+                int zero = 0;
+                cl_mem scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+                EXPECT_OK(err);
+                EXPECT_OK(clEnqueueFillBuffer(q, scratch, &zero, sizeof zero, 0, 64, 0, NULL, NULL));
+                clReleaseMemObject(scratch);
+            }
+            EXPECT_OK(clWaitForEvents(1, &e));
+            total += 1 + (e2 != NULL) + (o != NULL);
+            cl_int status = 1;
+            EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+            EXPECT(status == CL_COMPLETE, "queue %d, wait %d: status %d after clWaitForEvents", which, i, status);
+            if (q == pq)
+                expect_times_in_order(e, "wait", i);
+            EXPECT_OK(clWaitForEvents(1, &e));  /* already complete */
+            if (e2) {
+                EXPECT_OK(clWaitForEvents(1, &e2));
+                clReleaseEvent(e2);
+            }
+            if (o) {
+                EXPECT_OK(clWaitForEvents(1, &o));
+                clReleaseEvent(o);
+            }
+            clReleaseEvent(e);
+        }
+    }
+    /* A released event whose batch is still open is no longer a valid event. */
+    cl_event gone;
+    EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, &gone));
+    EXPECT_OK(clReleaseEvent(gone));
+    EXPECT(clWaitForEvents(1, &gone) == CL_INVALID_EVENT, "clWaitForEvents of a released event");
+    total += 1;
+    EXPECT_OK(clFinish(queue));
+    expect_callbacks(callbacks_before + 2 * N);
     expect_all(queue, c, n, total, "every launch ran once");
     clReleaseCommandQueue(pq);
     clReleaseKernel(k);
@@ -535,6 +626,7 @@ static const struct {
     {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
     {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
     {"events", events},         {"small_writes", small_writes}, {"events_finish", events_finish},
+    {"events_wait", events_wait},
 };
 
 int main(int argc, char **argv)
