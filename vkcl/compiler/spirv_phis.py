@@ -123,7 +123,7 @@ def fill_undef_phi_inputs(data: bytes) -> bytes:
         return data
     # Every result id of a function: (its block, its type, the ids its operands use).
     defs: dict[int, tuple[int, int, tuple]] = {}
-    phis = []  # (position, block, type) of phis with an OpUndef input
+    phis = []  # positions of the phis with an OpUndef input
     block = None
     for pos, op, n in spirv.instructions(words):
         if op == OP_LABEL:

@@ -37,6 +37,14 @@ static cl_mem zeros(size_t n)
     return m;
 }
 
+/* The "bump" kernel on counters `c`. */
+static cl_kernel bump_kernel(cl_mem c)
+{
+    cl_kernel k = kernel("bump");
+    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    return k;
+}
+
 /* Every element of `m` (n ints) is `want`. */
 static void expect_all(cl_command_queue q, cl_mem m, size_t n, int want, const char *what)
 {
@@ -56,8 +64,7 @@ static void repeat(void)
 {
     const size_t n = 4096;
     cl_mem c = zeros(n);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n, l = 64;
     for (int i = 0; i < 1000; i++)
         EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
@@ -83,8 +90,7 @@ static void round_trip(void)
 {
     const size_t n = 256;
     cl_mem c = zeros(n);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     for (int i = 1; i <= 500; i++) {
         EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
@@ -174,8 +180,7 @@ static void mixed(void)
 {
     const size_t n = 512;
     cl_mem c = zeros(n);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     int *h = malloc(n * sizeof *h);
     for (int round = 1; round <= 20; round++) {
@@ -209,8 +214,7 @@ static void user_event_gate(void)
     const size_t n = 256;
     cl_mem c = zeros(n);
     REQUIRE_OK(clFinish(queue));
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     for (int i = 0; i < 5; i++)  /* prepared for the fast path */
         EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
@@ -244,8 +248,7 @@ static void two_queues(void)
     cl_int err;
     cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
     REQUIRE_OK(err);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     for (int i = 0; i < 100; i++) {
         cl_command_queue q = (i / 10) % 2 ? q2 : queue;
@@ -311,8 +314,7 @@ static void events(void)
     enum { N = 100 };
     const size_t n = 256;
     cl_mem c = zeros(n);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     cl_event ev[N];
     for (int i = 0; i < N; i++)
@@ -360,14 +362,6 @@ static void CL_CALLBACK on_complete(cl_event e, cl_int status, void *user)
         __atomic_add_fetch(&callbacks_complete, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The "bump" kernel on counters `c`. */
-static cl_kernel bump_kernel(cl_mem c)
-{
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
-    return k;
-}
-
 /* A second queue on the device, with profiling. */
 static cl_command_queue profiling_queue(void)
 {
@@ -408,8 +402,7 @@ static void events_finish(void)
     enum { N = 200, MANY = 1500 };
     const size_t n = 256;
     cl_mem c = zeros(n);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = n;
     cl_command_queue pq = profiling_queue();
     cl_command_queue qs[2] = {queue, pq};
@@ -540,8 +533,7 @@ static void small_writes(void)
             src[i] += 1;
     }
     /* in order with launches: write 5, bump, write 7 at 0, bump -> [0] = 8, the rest 6 */
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    cl_kernel k = bump_kernel(buf);
     size_t g = 64;
     int five[64], seven = 7;
     for (int i = 0; i < 64; i++)
@@ -596,8 +588,7 @@ static void small_writes(void)
 static void errors(void)
 {
     cl_mem c = zeros(64);
-    cl_kernel k = kernel("bump");
-    REQUIRE_OK(clSetKernelArg(k, 0, sizeof c, &c));
+    cl_kernel k = bump_kernel(c);
     size_t g = 64;
     for (int i = 0; i < 3; i++)
         EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, NULL, 0, NULL, NULL));
