@@ -85,14 +85,15 @@ def test_clspv_args_device_dependent():
                       max_push_constant_size=256, spirv_version="1.6", printf_buffer_size=4096,
                       non_uniform_workgroups=False, global_offset_push_constant=True, images=False,
                       no_8bit_storage=("pushconstant",), rounding_mode_rte=(32, 16), ubo_std430=True,
-                      features=("__opencl_c_images",), unroll_runtime_loops=True)
+                      features=("__opencl_c_images",), unroll_runtime_loops=True, unroll_partial_threshold=300)
     args = parse_options("-cl-std=CL3.0 -I inc").clspv_args(caps, input_kind="ir", output_kind="bitcode",
                                                             extra_include_dirs=("/hdrs",))
     for expected in ["-x", "ir", "--output-format=bc", "-arch=spir", "-fp16=0", "-fp64=0", "-int8=0",
                      "-max-pushconstant-size=256", "-spv-version=1.6", "-printf-buffer-size=4096",
                      "-uniform-workgroup-size", "-global-offset-push-constant", "-images=0",
                      "-no-8bit-storage=pushconstant", "-rounding-mode-rte=32", "-std430-ubo-layout",
-                     "-enable-feature-macros=__opencl_c_images", "-unroll-runtime", "-I/hdrs"]:
+                     "-enable-feature-macros=__opencl_c_images", "-unroll-runtime",
+                     "-unroll-partial-threshold=300", "-I/hdrs"]:
         assert expected in args
     assert "-physical-storage-buffers" not in args
     assert any(a.startswith("-I/") and a.endswith("/inc") for a in args)  # made absolute
@@ -119,7 +120,7 @@ def test_every_generated_argument_is_known_to_clspv():
     caps = DeviceCaps(fp16=False, rounding_mode_rte=(16, 32, 64), no_8bit_storage=("ubo",),
                       no_16bit_storage=("pushconstant",), ubo_std430=True, decorate_nonuniform=True,
                       global_offset_push_constant=True, native_builtins=("fma",), spirv_version="1.6",
-                      unroll_runtime_loops=True)
+                      unroll_runtime_loops=True, unroll_partial_threshold=300)
     result = compile_source("kernel void k(global int *p) { p[0] = FOO; }", everything, caps)
     assert result.ok, result.log
     result = compile_source("kernel void k(global int *p) { p[0] = 1; }", "-cl-std=CL3.0",
@@ -138,3 +139,36 @@ def test_clspv_options_setting_reaches_clspv(monkeypatch):
     unrolled = compile_source(src, "", DeviceCaps())
     assert rolled.ok and unrolled.ok and not unrolled.from_cache
     assert len(unrolled.spirv) > len(rolled.spirv)
+
+
+def test_unroll_partial_threshold_unrolls_a_small_loop_further():
+    """A loop of 16 multiply-adds: LLVM's budget (150) unrolls it 4 times, 300 unrolls it 8 times."""
+    from vkcl.compiler import compile_source
+    steps = " ".join(f"x{j % 8} = mad(x{j % 8}, a, b);" for j in range(16))
+    src = ("kernel void k(global float *o, float a, float b, int n) {"
+           " float x0 = o[0], x1 = o[1], x2 = o[2], x3 = o[3], x4 = o[4], x5 = o[5], x6 = o[6], x7 = o[7];"
+           f" for (int i = 0; i < n; i++) {{ {steps} }}"
+           " o[0] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7; }")
+    caps = dict(native_builtins=("fma",), fused_mad=True, unroll_runtime_loops=True)
+    counts = []
+    for threshold in (0, 300):
+        result = compile_source(src, "", DeviceCaps(**caps, unroll_partial_threshold=threshold))
+        assert result.ok, result.log
+        counts.append(_fma_count(result.spirv))
+    # the unrolled loop, then the remainder loop of 16
+    assert counts == [4 * 16 + 16, 8 * 16 + 16]
+
+
+def _fma_count(spirv: bytes) -> int:
+    """GLSL.std.450 Fma (opcode 50) instructions of a module."""
+    import struct
+    words = struct.unpack(f"<{len(spirv) // 4}I", spirv)
+    i, n, glsl = 5, 0, None
+    while i < len(words):
+        count, op = words[i] >> 16, words[i] & 0xFFFF
+        if op == 11 and spirv[4 * i + 8:4 * (i + count)].rstrip(b"\0") == b"GLSL.std.450":  # OpExtInstImport
+            glsl = words[i + 1]
+        elif op == 12 and words[i + 3] == glsl and words[i + 4] == 50:  # OpExtInst %type %id %glsl Fma
+            n += 1
+        i += count
+    return n

@@ -57,6 +57,11 @@ class DeviceCaps:
     # Vulkan compiler leaves them rolled where NVIDIA's OpenCL compiler unrolls them: on an H200
     # a float4 multiply-add loop ran at 52.3 TFLOP/s rolled, 64.3 unrolled (NVIDIA OpenCL 59.4).
     unroll_runtime_loops: bool = False
+    # The size budget (LLVM's -unroll-partial-threshold; 0: LLVM's 150) for those unrolled loops.
+    # NVIDIA's Vulkan compiler adds a few instructions to each iteration of an unrolled loop
+    # (phi copies, a reloaded constant): 6 next to 64 FFMAs at 150 (91% of the issue slots),
+    # 6 next to 128 at 300 (96%). See docs/performance.md, "MAD float".
+    unroll_partial_threshold: int = 0
     # mad() as GLSL.std.450 Fma (spirv_fixes.fuse_multiply_adds): for drivers whose code from
     # Fma beats their own fusing of a multiply and an add (NVIDIA).
     fused_mad: bool = False
@@ -124,6 +129,8 @@ class DeviceCaps:
             args.append("-decorate-nonuniform")
         if self.unroll_runtime_loops:
             args.append("-unroll-runtime")
+            if self.unroll_partial_threshold:
+                args.append(f"-unroll-partial-threshold={self.unroll_partial_threshold}")
         args += [f"-no-8bit-storage={s}" for s in self.no_8bit_storage]
         args += [f"-no-16bit-storage={s}" for s in self.no_16bit_storage]
         # clspv refuses RTE for a float width the device does not have.

@@ -198,6 +198,7 @@ class Device(CLObject):
             # Discrete GPUs: their compilers may not unroll (NVIDIA's does not). Not on CPU
             # devices such as lavapipe, whose JIT time grows with the code.
             unroll_runtime_loops=not pd.is_uma,
+            unroll_partial_threshold=0 if pd.is_uma else 300,
             # NVIDIA's Fma is one fused instruction (FFMA/DFMA, one rounding): fma() need not
             # be emulated (clspv's float emulation ran at 265 GFLOP/s on an H200, the
             # instruction at 62,700), and mad() is faster as Fma than as a pair NVIDIA fuses.
