@@ -176,3 +176,27 @@ def test_undef_phi_inputs_of_a_mid_exit_loop_are_filled(tmp_path, monkeypatch):
     assert _undef_phis(dis) == 0 and dis.count("OpPhi") == dis_before.count("OpPhi"), dis
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
     assert spirv_phis.fill_undef_phi_inputs(after) == after  # nothing left to do
+
+
+# dot() of bitcast integers (as the bench's dot_int8 chains), of loaded vectors, and the
+# accumulating and packed built-ins.
+DOT_SRC = ("kernel void k(global uint *o, global const uchar4 *v, global const char4 *s, uint a) {"
+           " uint x = o[0]; o[1] = dot(as_uchar4(x), as_uchar4(a)); o[2] = dot(v[0], v[1]);"
+           " o[3] = dot_acc_sat(s[0], v[2], (int)x); o[4] = dot_4x8packed_uu_uint(x, a); }")
+DOT_CAPS = compiler.DeviceCaps(int8=True, spirv_version="1.6", features=(
+    "__opencl_c_integer_dot_product_input_4x8bit", "__opencl_c_integer_dot_product_input_4x8bit_packed"))
+
+
+def test_dot_products_of_8bit_vectors_are_packed(tmp_path):
+    result = compiler.compile_source(DOT_SRC, "-cl-std=CL3.0", DOT_CAPS)
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    dots = [l for l in dis.splitlines() if "Dot" in l and "OpCapability" not in l]
+    assert len(dots) == 4 and all(l.endswith("PackedVectorFormat4x8Bit") for l in dots), dots
+    assert "OpCapability DotProductInput4x8BitPacked" in dis
+    # as_uchar4(x) . as_uchar4(a): the integers themselves, no bitcast back
+    first = dots[0].split()
+    assert first[2] == "OpUDot" and all(f"{v} = OpBitcast %v4uchar" not in dis for v in first[4:6]), dis
+    casts = [l.split()[0] for l in dis.splitlines() if "= OpBitcast %uint" in l]
+    assert len(casts) == 4  # the loaded vectors: two dots of two
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
