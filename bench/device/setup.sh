@@ -5,7 +5,7 @@
 #          pytest & co, pyopencl & co
 #   .gl/   Debian .debs: libvulkan1 and GLVND (libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2:
 #          NVIDIA's Vulkan driver is libGLX_nvidia, which needs them), ocl-icd-libopencl1,
-#          ocl-icd-opencl-dev, opencl-c-headers, clinfo
+#          ocl-icd-opencl-dev, opencl-c-headers, clinfo; zstd (for vk_sass.py)
 # Run from the repository root: `source bench/device/setup.sh`. It exports the variables the
 # other bench/device scripts and the tests need, and builds build/libvkcl.so for python3.
 set -e
@@ -23,6 +23,8 @@ if ! ldconfig -p | grep -q libGLdispatch.so.0; then
 fi
 ldconfig
 for f in .gl/ocl-icd-*.deb .gl/opencl-c-headers_*.deb .gl/clinfo_*.deb; do dpkg -x "$f" $STAGE/root; done
+# zstd, for vk_sass.py (NVIDIA's pipeline cache compresses each pipeline's code)
+for f in .gl/zstd_*.deb; do [ -f "$f" ] && dpkg -x "$f" $STAGE/root; done
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target $STAGE/site \
     $(ls .whl/*.whl | grep -v pyclspv)
 (cd $STAGE/clspv && python3 -m zipfile -e $ROOT/.whl/pyclspv-*.whl . >/dev/null)
