@@ -159,16 +159,14 @@ def test_unroll_partial_threshold_unrolls_a_small_loop_further():
     assert counts == [4 * 16 + 16, 8 * 16 + 16]
 
 
-def _fma_count(spirv: bytes) -> int:
-    """GLSL.std.450 Fma (opcode 50) instructions of a module."""
-    import struct
-    words = struct.unpack(f"<{len(spirv) // 4}I", spirv)
-    i, n, glsl = 5, 0, None
-    while i < len(words):
-        count, op = words[i] >> 16, words[i] & 0xFFFF
-        if op == 11 and spirv[4 * i + 8:4 * (i + count)].rstrip(b"\0") == b"GLSL.std.450":  # OpExtInstImport
-            glsl = words[i + 1]
-        elif op == 12 and words[i + 3] == glsl and words[i + 4] == 50:  # OpExtInst %type %id %glsl Fma
+def _fma_count(module: bytes) -> int:
+    """GLSL.std.450 Fma instructions of a module (vkcl's own SPIR-V walker)."""
+    from vkcl.compiler import spirv
+    words = spirv.to_words(module)
+    glsl, n = None, 0
+    for pos, op, size in spirv.instructions(words):
+        if op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + size)[0] == "GLSL.std.450":
+            glsl = words[pos + 1]
+        elif op == spirv.OP_EXT_INST and words[pos + 3] == glsl and words[pos + 4] == 50:  # Fma
             n += 1
-        i += count
     return n
