@@ -200,3 +200,51 @@ def test_dot_products_of_8bit_vectors_are_packed(tmp_path):
     casts = [l.split()[0] for l in dis.splitlines() if "= OpBitcast %uint" in l]
     assert len(casts) == 4  # the loaded vectors: two dots of two
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
+
+
+CONVERT_SRC = ("kernel void mad_chain(global double *o, float af, int n, float2 v) {"
+               " double a = (double)af, x = o[get_global_id(0)];"
+               " for (int i = 0; i < n; i++) x = mad(x, a, (double)n);"
+               " o[get_global_id(0)] = x * (double)v.y; }")
+CONVERT_CAPS = compiler.DeviceCaps(fp64=True, int64=True, max_push_constant_size=256, spirv_version="1.6")
+
+
+def _conversions_to_double(dis: str) -> list[str]:
+    return [l for l in dis.splitlines() if "= OpFConvert %double" in l or "ToF %double" in l]
+
+
+def test_arguments_converted_to_double_become_push_constants(tmp_path):
+    result = compiler.compile_source(CONVERT_SRC, "", CONVERT_CAPS)
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    assert _conversions_to_double(dis) == [], dis
+    k = result.reflection.kernels["mad_chain"]
+    args_end = max(a.offset + a.size for a in k.args)
+    convs = sorted(k.push_constant_conversions)
+    sources = {src: fmt for _, src, fmt in convs}
+    # n > 0 inside the loop, so LLVM may convert it as unsigned
+    assert sources.keys() == {k.args[1].offset, k.args[2].offset, k.args[3].offset + 4}, convs
+    assert sources[k.args[1].offset] == sources[k.args[3].offset + 4] == "f" and sources[k.args[2].offset] in "iI"
+    dsts = [dst for dst, _, _ in convs]
+    assert dsts[0] >= args_end and dsts[0] % 8 == 0 and dsts == list(range(dsts[0], dsts[0] + 8 * len(dsts), 8))
+    assert k.push_constant_size == dsts[-1] + 8
+    assert "NonSemantic.vkcl.Reflection.1" in dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
+    # what the runtime strips for a driver without VK_KHR_shader_non_semantic_info stays valid
+    (tmp_path / "k.spv").write_bytes(compiler.strip_nonsemantic(result.spirv))
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
+    # and the record survives a program binary
+    again = compiler.unpack(compiler.pack(result.to_binary())).reflection.kernels["mad_chain"]
+    assert again.push_constant_conversions == k.push_constant_conversions
+
+
+def test_argument_conversions_stay_within_the_push_constant_limit(tmp_path):
+    full = compiler.compile_source(CONVERT_SRC, "", CONVERT_CAPS).reflection.kernels["mad_chain"]
+    args_end = (max(a.offset + a.size for a in full.args) + 7) & ~7
+    caps = compiler.DeviceCaps(fp64=True, int64=True, max_push_constant_size=args_end + 8, spirv_version="1.6")
+    result = compiler.compile_source(CONVERT_SRC, "", caps)
+    assert result.ok, result.log
+    k = result.reflection.kernels["mad_chain"]
+    assert len(k.push_constant_conversions) == 1 and k.push_constant_size == args_end + 8
+    assert len(_conversions_to_double(_disassemble(result.spirv, tmp_path))) == 2
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0

@@ -127,7 +127,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     if ok:
         # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
         contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
-        _attach_output(result, out.binary, contraction, caps.fused_mad)
+        _attach_output(result, out.binary, contraction, caps.fused_mad, caps.max_push_constant_size)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -144,7 +144,8 @@ def _safe_version() -> str:
 _contract_off = re.compile(rb"#\s*pragma\s+OPENCL\s+FP_CONTRACT\s+OFF")
 
 
-def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True, fused_mad: bool = False) -> None:
+def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True, fused_mad: bool = False,
+                   push_constant_limit: int = 128) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -153,7 +154,7 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary, contraction, fused_mad)
+        binary = spirv_fixes.repair(binary, contraction, fused_mad, push_constant_limit)
         result.reflection = parse_reflection(binary)
         result.spirv = binary
     except (ReflectionError, spirv.SpirvFormatError) as e:

@@ -123,6 +123,9 @@ class KernelReflection:
     reqd_work_group_size: tuple[int, int, int] | None = None
     push_constant_size: int = 0  # bytes of the push-constant range the pipeline layout needs
     bindings: list[Binding] = field(default_factory=list)
+    # (destination offset, source offset, source's struct format): push constants the runtime
+    # fills with a double converted from argument bytes (vkcl.compiler.spirv_args)
+    push_constant_conversions: list[tuple[int, int, str]] = field(default_factory=list)
 
     @property
     def may_use_printf(self) -> bool:
@@ -263,6 +266,7 @@ def _kernel(d: dict) -> KernelReflection:
     d["bindings"] = [Binding(**b) for b in d["bindings"]]
     if d.get("reqd_work_group_size") is not None:
         d["reqd_work_group_size"] = tuple(d["reqd_work_group_size"])
+    d["push_constant_conversions"] = [tuple(c) for c in d.get("push_constant_conversions", ())]
     return KernelReflection(**d)
 
 

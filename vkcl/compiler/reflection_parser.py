@@ -14,6 +14,9 @@ from vkcl.compiler.reflection import (
     ProgramReflection, RawInstruction, ReflectionError, clean_attributes)
 
 IMPORT_PREFIX = "NonSemantic.ClspvReflection."
+# vkcl's own instructions (vkcl.compiler.spirv_args): operand ids as in clspv's set.
+VKCL_IMPORT = "NonSemantic.vkcl.Reflection.1"
+VKCL_PUSH_CONSTANT_CONVERSION = 1
 
 
 class _State:
@@ -198,7 +201,7 @@ def decode(spirv_bytes: bytes) -> ProgramReflection:
     strings: dict[int, str] = {}
     int_types: dict[int, int] = {}
     constants: dict[int, int] = {}
-    set_id, version = None, 0
+    set_id, vkcl_set, version = None, None, 0
     st: _State | None = None
     for pos, op, count in spirv.instructions(words):
         if op == spirv.OP_STRING:
@@ -216,6 +219,12 @@ def decode(spirv_bytes: bytes) -> ProgramReflection:
                 set_id = words[pos + 1]
                 version = int(name[len(IMPORT_PREFIX):] or 0) if name[len(IMPORT_PREFIX):].isdigit() else 0
                 st = _State(version)
+            elif name == VKCL_IMPORT:
+                vkcl_set = words[pos + 1]
+        elif op == spirv.OP_EXT_INST and st is not None and words[pos + 3] == vkcl_set:
+            ops = [_resolve(i, strings, constants, st.results) for i in words[pos + 5:pos + count]]
+            if words[pos + 4] == VKCL_PUSH_CONSTANT_CONVERSION:
+                _push_constant_conversion(st, ops)
         elif op == spirv.OP_EXT_INST and st is not None and words[pos + 3] == set_id:
             number, rid = words[pos + 4], words[pos + 2]
             ids = list(words[pos + 5:pos + count])
@@ -233,6 +242,18 @@ def decode(spirv_bytes: bytes) -> ProgramReflection:
         return ProgramReflection()
     _finish(st, spirv.push_constant_sizes(words))
     return st.prog
+
+
+def _push_constant_conversion(st: _State, ops: list) -> None:
+    if len(ops) < 4:
+        raise ReflectionError(f"PushConstantConversion: too few operands ({len(ops)})")
+    dst, src, kind = (_int(v) for v in ops[1:4])
+    bits, signedness = kind >> 8, kind & 0xFF
+    fmt = {(16, 0): "e", (32, 0): "f", (8, 1): "b", (16, 1): "h", (32, 1): "i", (8, 2): "B", (16, 2): "H",
+           (32, 2): "I"}.get((bits, signedness))
+    if fmt is None:
+        raise ReflectionError(f"PushConstantConversion: unknown source type {kind:#x}")
+    st.kernel(ops[0]).push_constant_conversions.append((dst, src, fmt))
 
 
 def _resolve(i: int, strings: dict, constants: dict, results: dict) -> Any:
@@ -297,4 +318,6 @@ def _finish(st: _State, block_sizes: dict[str, int]) -> None:
                                                "arg", arg.ordinal))
         kernel.bindings += [b for b in shared if (b.descriptor_set, b.binding) not in seen]
         kernel.bindings.sort(key=lambda b: (b.descriptor_set, b.binding))
+        for dst, _, _ in kernel.push_constant_conversions:
+            end = max(end, dst + 8)
         kernel.push_constant_size = (end + 3) & ~3

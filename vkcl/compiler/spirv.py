@@ -65,6 +65,23 @@ def instructions(words: array) -> Iterator[tuple[int, int, int]]:
         pos += count
 
 
+def instructions_scoped(words: array) -> Iterator[tuple[int, int, int, bool]]:
+    """instructions(), each with whether it lies in a function (OpFunction to OpFunctionEnd)."""
+    inside = False
+    for pos, opcode, count in instructions(words):
+        inside = inside or opcode == OP_FUNCTION
+        yield pos, opcode, count, inside
+        inside = inside and opcode != OP_FUNCTION_END
+
+
+def string_words(text: str) -> array:
+    """A literal string as SPIR-V words: UTF-8, nul-terminated, padded to a whole word."""
+    raw = text.encode() + b"\0"
+    words = array("I")
+    words.frombytes(raw + bytes(-len(raw) % 4))
+    return words
+
+
 def literal_string(words: array, start: int, end: int) -> tuple[str, int]:
     """Decode the nul-terminated string at words[start:end]; return it and the next word index."""
     raw = to_bytes(words[start:end])

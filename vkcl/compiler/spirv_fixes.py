@@ -39,6 +39,9 @@
    starts from in the edge's source block, which NVIDIA can then share a register with.
 10. 8-bit dot products of 4-vectors (spirv_dot.py): in SPIR-V's packed form, the only one
    NVIDIA's driver makes its dot-product instruction of (4.4x on an H200).
+11. Scalar arguments converted to double (spirv_args.py): converted by the runtime into new
+   push constants, which NVIDIA's driver reads from its constant bank (MAD double on an
+   H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -54,11 +57,12 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
+from vkcl.compiler.spirv_args import convert_arguments_on_host
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 6
+VERSION = 7
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -75,9 +79,10 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
                          83: "OpCopyObject", 46: "OpConstantNull", 61: "OpLoad", 55: "OpFunctionParameter"}
 
 
-def repair(data: bytes, contraction: bool = True, fused_mad: bool = False) -> bytes:
+def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_constant_limit: int = 128) -> bytes:
     """Every repair below; `contraction`: the source allows contraction (no FP_CONTRACT OFF);
-    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad)."""
+    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad); `push_constant_limit`:
+    the device's maxPushConstantsSize."""
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -85,6 +90,7 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False) -> by
     data = merge_undef_phis(data)
     data = fill_undef_phi_inputs(data)
     data = pack_dot_products(data)
+    data = convert_arguments_on_host(data, push_constant_limit)
     if contraction:
         if fused_mad:
             data = fuse_multiply_adds(data)
@@ -132,8 +138,7 @@ def fuse_multiply_adds(data: bytes) -> bytes:
     import_words = []
     if glsl is None:  # import GLSL.std.450 under a new id, before OpMemoryModel
         glsl = words[3]
-        name = array("I")
-        name.frombytes(GLSL_STD_450.encode() + b"\0" * (4 - len(GLSL_STD_450) % 4))
+        name = spirv.string_words(GLSL_STD_450)
         import_words = [((2 + len(name)) << 16) | spirv.OP_EXT_INST_IMPORT, glsl, *name]
     # Which adds become Fma, and how often each multiply is named elsewhere. A multiply's result
     # can only be used inside a function, so only words there count, but any such word equal to
@@ -141,12 +146,7 @@ def fuse_multiply_adds(data: bytes) -> bytes:
     # the whole module kept multiplies whose id equalled a word of a string, such as the "n\0\0\0"
     # ending "mad_chain"; NVIDIA's 580 driver happened to drop those itself.)
     fma_of, uses = {}, dict.fromkeys(fusable, 0)
-    in_function = False
-    for pos, op, n in spirv.instructions(words):
-        if op == spirv.OP_FUNCTION:
-            in_function = True
-        elif op == spirv.OP_FUNCTION_END:
-            in_function = False
+    for pos, op, n, in_function in spirv.instructions_scoped(words):
         if not in_function or op == spirv.OP_LINE:
             continue
         if op == OP_FADD and n == 5 and words[pos + 2] in no_contraction:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 
 from vkcl import compiler
-from vkcl.core.ndrange import KernelPlan, ProgramImage
+from vkcl.core.ndrange import KernelPlan, ProgramImage, convert_arguments
 from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.device import per_device
 
@@ -44,6 +44,7 @@ def pack_args(plan: KernelPlan, values: dict) -> bytes:
     for ordinal, _, off, size in plan.pods:
         data = values[ordinal]
         pc[off:off + size] = data[:size]
+    convert_arguments(plan, pc)
     return bytes(pc)
 
 

@@ -91,6 +91,8 @@ class KernelPlan:
             if where == "ubo":
                 end = a.offset + a.size
                 self.ubo = (a.descriptor_set, a.binding, max(end, self.ubo[2] if self.ubo else 0))
+        # Doubles the compiler asks the runtime to convert from argument bytes (spirv_args).
+        self.conversions = tuple((dst, struct.Struct("<" + fmt), src) for dst, src, fmt in refl.push_constant_conversions)
         self.builtins = {k: R.push_constants[k].offset for k in _BUILTIN_PC if k in R.push_constants}
         self.printf_pc = R.printf_buffer.offset if R.printf_buffer and R.printf_buffer.storage == "pushconstant" else None
         self.printf_size = R.printf_buffer.buffer_size if R.printf_buffer else 0
@@ -125,6 +127,12 @@ class KernelPlan:
                     p = vkp.compute_pipeline(self.image.vk, self.image.module, self.layout, self.name, spec)
                     self.pipelines[key] = p
         return p
+
+
+def convert_arguments(plan: KernelPlan, pc: bytearray) -> None:
+    """Fill the push constants that hold arguments converted to double (vkcl.compiler.spirv_args)."""
+    for dst, source, src in plan.conversions:
+        struct.pack_into("<d", pc, dst, source.unpack_from(pc, src)[0])
 
 
 # --- work sizes --------------------------------------------------------------------------------
@@ -233,6 +241,8 @@ class NDRangeKernel(Command):
         for ordinal, where, off, size in plan.pods:
             data = args[ordinal].data[:size]
             (pc if where == "pc" else ubo)[off:off + len(data)] = data
+        if plan.conversions:
+            convert_arguments(plan, pc)
         self.mems = mems  # kept alive until the kernel completes
         if plan.constants_pc is not None and plan.image.constants is not None:
             struct.pack_into("<Q", pc, plan.constants_pc, plan.image.constants.address)
