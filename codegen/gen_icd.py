@@ -33,7 +33,8 @@ EXTENSION_FUNCTIONS = ["clIcdGetPlatformIDsKHR"]
 C_NATIVE = {"clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"}
 # Tried in C first (icd/fast_path.c); Python runs only when the fast path declines.
 FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish": "vkcl_fast_finish",
-              "clEnqueueWriteBuffer": "vkcl_fast_enqueue_write_buffer", "clWaitForEvents": "vkcl_fast_wait_for_events"}
+              "clEnqueueWriteBuffer": "vkcl_fast_enqueue_write_buffer", "clWaitForEvents": "vkcl_fast_wait_for_events",
+              "clEnqueueReadBuffer": "vkcl_fast_enqueue_read_buffer"}
 # What Python sees of icd/fast_path.c, icd/timeline_wait.c and icd/host_copy.c ("...;": cffi
 # takes the layout from the C definition).
 FAST_CDEF = """\
@@ -45,9 +46,10 @@ void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
     void *cb; int enabled; int pending; int barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint32_t events; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; void *context; void *handle; uint32_t nev;
-    uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock; vkcl_mutex_t *submit_lock;
-    void *ev[64]; void *used[64]; void *fn[12]; ...;
+    uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; uint64_t transfers; void *context; void *handle;
+    uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
+    vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
+    int uma; int copy_threads; void *ev[64]; void *used[64]; void *fn[13]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
@@ -58,13 +60,15 @@ vkcl_fastq_t *vkcl_fastq_new(void);
 void vkcl_fastq_free(vkcl_fastq_t *);
 vkcl_fastk_t *vkcl_fastk_new(void);
 typedef struct vkcl_fastm {
-    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; ...;
+    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; int readable; int writable; ...;
 } vkcl_fastm_t;
 vkcl_fastm_t *vkcl_fastm_new(void);
 void vkcl_fast_free(void *);
 int vkcl_fast_set(const void *, void *);
 void vkcl_fast_remove(const void *);
 void vkcl_host_copy(void *, const void *, size_t, int);
+int vkcl_host_block_add(void *, void *, void *, uint64_t);
+void vkcl_host_block_remove(void *);
 int32_t vkcl_wait_timeline(void *, void *, void *, void *, uint64_t, uint64_t, uint64_t);
 extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *, int *);
 extern "Python" cl_int vkcl_py_fast_events_done(cl_command_queue, uint64_t);

@@ -13,8 +13,10 @@
  * application wants an event, Python makes just that, and on a profiling queue C writes its
  * timestamps); a fast clFinish of a batch holding only fast launches submits it, waits, reopens
  * it, and has Python complete the launches' events; so does a clWaitForEvents of one such event
- * (the queue is found among all fast queues by the events of its open batch). Python gets back
- * every batch with something of its own in it.
+ * (the queue is found among all fast queues by the events of its open batch). Blocking reads and
+ * writes of a buffer, up to the queue's staging size, copy through the queue's staging memory in
+ * that batch, which they then run like clFinish. Python gets back every batch with something of
+ * its own in it.
  *
  * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
  * is simply not found, and the call goes to Python, which reports the error).
@@ -66,7 +68,7 @@ typedef struct vkcl_fastq {
     uint32_t events;           /* of those launches, the ones with an event (Python's, to complete) */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
-    uint64_t launches, finishes, writes, waits; /* what C did itself, for tests and diagnosis */
+    uint64_t launches, finishes, writes, waits, transfers; /* what C did itself, for tests and diagnosis */
     void *context;             /* names the queue's context (a buffer of another is Python's error) */
     uint64_t spin_ns;          /* how long a wait polls before it sleeps (timeline_wait.c) */
     void *query_pool;          /* a profiling queue's timestamps; NULL otherwise */
@@ -77,12 +79,17 @@ typedef struct vkcl_fastq {
     uint32_t nev;              /* events of the open batch's fast launches, in ev[] (the first */
     void *ev[VKCL_FAST_USED];  /* VKCL_FAST_USED; set by C, emptied with the batch by either side) */
     void *used[VKCL_FAST_USED];
-    void *fn[12];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
+    void *staging;             /* blocking transfers' host-visible, coherent VkBuffer (NULL: none) */
+    uint8_t *staging_ptr;      /* its bytes, mapped */
+    uint64_t staging_offset, staging_size;
+    int uma;                   /* the host sees device memory: Python copies directly on an idle queue */
+    int copy_threads;          /* for vkcl_host_copy */
+    void *fn[13];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
 enum vkcl_fast_fn {
     VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
-    VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE, VKCL_FN_RESET_QUERY, VKCL_FN_TIMESTAMP,
+    VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE, VKCL_FN_RESET_QUERY, VKCL_FN_TIMESTAMP, VKCL_FN_COPY,
 };
 
 /* The start of what an open batch may list in its queue's used[] (a launch, a buffer): its
@@ -105,12 +112,13 @@ typedef struct vkcl_fastk {
     uint8_t pc[VKCL_FAST_PC];
 } vkcl_fastk_t;
 
-/* A buffer small writes may go to (vkcl_fastm_t): where its bytes are on one device. */
+/* A buffer C may read or write (vkcl_fastm_t): where its bytes are on one device. */
 typedef struct vkcl_fastm {
     vkcl_fast_head_t head;
     void *device, *context;    /* the VkDevice of the region; the buffer's context */
     void *buffer;              /* the VkBuffer, and the memory object's first byte in it */
     uint64_t offset, size;
+    int readable, writable;    /* what its host-access flags allow */
 } vkcl_fastm_t;
 
 vkcl_fastm_t *vkcl_fastm_new(void)
@@ -230,6 +238,56 @@ void vkcl_fast_remove(const void *key)
     pthread_mutex_unlock(&vkcl_fast_table_lock);
 }
 
+/* --- vkcl's own host-visible memory, registered by Python (vkcl/vulkan/memory.py) ------------ */
+
+/* A transfer whose host side lies in one of these blocks (a mapped CL_MEM_ALLOC_HOST_PTR buffer,
+ * applications' idiom for pinned memory) is one GPU copy from or to it, with no host copy. */
+#define VKCL_HOST_BLOCKS 256
+static struct { uintptr_t lo, hi; void *device, *buffer; } vkcl_host_blocks[VKCL_HOST_BLOCKS];
+static pthread_mutex_t vkcl_host_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Returns 0 when the table is full (transfers from the block then go through staging). */
+int vkcl_host_block_add(void *device, void *buffer, void *host, uint64_t size)
+{
+    int ok = 0;
+    pthread_mutex_lock(&vkcl_host_blocks_lock);
+    for (int i = 0; i < VKCL_HOST_BLOCKS && !ok; i++)
+        if (!vkcl_host_blocks[i].lo) {
+            vkcl_host_blocks[i].lo = (uintptr_t)host;
+            vkcl_host_blocks[i].hi = (uintptr_t)host + size;
+            vkcl_host_blocks[i].device = device;
+            vkcl_host_blocks[i].buffer = buffer;
+            ok = 1;
+        }
+    pthread_mutex_unlock(&vkcl_host_blocks_lock);
+    return ok;
+}
+
+void vkcl_host_block_remove(void *host)
+{
+    pthread_mutex_lock(&vkcl_host_blocks_lock);
+    for (int i = 0; i < VKCL_HOST_BLOCKS; i++)
+        if (vkcl_host_blocks[i].lo == (uintptr_t)host)
+            vkcl_host_blocks[i].lo = vkcl_host_blocks[i].hi = 0;
+    pthread_mutex_unlock(&vkcl_host_blocks_lock);
+}
+
+/* The VkBuffer of the block of `device` holding [ptr, ptr + size), and the offset of ptr in it. */
+static void *vkcl_host_block_find(void *device, const void *ptr, size_t size, uint64_t *offset)
+{
+    void *found = NULL;
+    uintptr_t lo = (uintptr_t)ptr;
+    pthread_mutex_lock(&vkcl_host_blocks_lock);
+    for (int i = 0; i < VKCL_HOST_BLOCKS && !found; i++)
+        if (vkcl_host_blocks[i].lo && vkcl_host_blocks[i].device == device && vkcl_host_blocks[i].lo <= lo &&
+            size <= vkcl_host_blocks[i].hi - lo && lo < vkcl_host_blocks[i].hi) {
+            found = vkcl_host_blocks[i].buffer;
+            *offset = lo - vkcl_host_blocks[i].lo;
+        }
+    pthread_mutex_unlock(&vkcl_host_blocks_lock);
+    return found;
+}
+
 /* --- the fast paths --------------------------------------------------------------------- */
 
 static const vkcl_VkMemoryBarrier vkcl_full_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_MEMORY_RW};
@@ -278,9 +336,9 @@ static void vkcl_fast_barrier(vkcl_fastq_t *fq)
                                                                &vkcl_full_barrier, 0, NULL, 0, NULL);
 }
 
-/* After it: count it, list `head` for Python (which keeps it, and what it holds, alive until
- * the batch is done), and let the queue go. */
-static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
+/* After it: count it and list `head` for Python (which keeps it, and what it holds, alive until
+ * the batch is done). */
+static void vkcl_fast_recorded(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
 {
     fq->barrier = 1;
     fq->count++;
@@ -290,6 +348,12 @@ static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
         head->used_tag = fq->tag;
         fq->used[fq->nused++] = head;
     }
+}
+
+/* ... and let the queue go. */
+static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
+{
+    vkcl_fast_recorded(fq, head);
     pthread_mutex_unlock(&fq->lock->m);
 }
 
@@ -335,17 +399,26 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     return 1;
 }
 
+static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
+static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
+                              void *ptr, int reading);
+
 /* A non-blocking clEnqueueWriteBuffer of at most 64 KiB, 4-byte aligned, without a wait list or
- * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. */
+ * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. A blocking
+ * one: vkcl_fast_transfer. */
 static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                           size_t offset, size_t size, const void *ptr, cl_uint num_events,
                                           const cl_event *wait_list, cl_event *event)
 {
-    if (blocking || num_events || wait_list || event || !ptr || size == 0 || size > 65536 || ((offset | size) & 3))
+    if (num_events || wait_list || event)
+        return 0;
+    if (blocking)
+        return vkcl_fast_transfer(ret, queue, buffer, offset, size, (void *)ptr, 0);
+    if (!ptr || size == 0 || size > 65536 || ((offset | size) & 3))
         return 0;
     vkcl_fastm_t *fm;
     vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
-    if (!fq || fm->device != fq->device || fm->context != fq->context || offset > fm->size ||
+    if (!fq || fm->device != fq->device || fm->context != fq->context || !fm->writable || offset > fm->size ||
         size > fm->size - offset || !vkcl_fast_open(fq, &fm->head))
         return 0;
     vkcl_fast_barrier(fq);
@@ -353,6 +426,65 @@ static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, c
     fq->writes++;
     vkcl_fast_close(fq, &fm->head);
     *ret = CL_SUCCESS;
+    return 1;
+}
+
+/* A blocking clEnqueueReadBuffer without a wait list or an event: vkcl_fast_transfer. */
+static int vkcl_fast_enqueue_read_buffer(cl_int *ret, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                         size_t offset, size_t size, void *ptr, cl_uint num_events,
+                                         const cl_event *wait_list, cl_event *event)
+{
+    if (!blocking || num_events || wait_list || event)
+        return 0;
+    return vkcl_fast_transfer(ret, queue, buffer, offset, size, ptr, 1);
+}
+
+void vkcl_host_copy(void *dst, const void *src, size_t n, int threads);
+
+/* A blocking read or write when the open batch holds all the queue's earlier work: one GPU copy
+ * between the buffer and the host side, when that is vkcl's own mapped memory, else the queue's
+ * staging memory (up to its size), with the host copying between it and `ptr` before (write) or
+ * after (read); the batch then runs as in clFinish. On a device whose memory the host sees, an
+ * empty batch leaves it to Python, which then copies directly. */
+static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
+                              void *ptr, int reading)
+{
+    vkcl_fastm_t *fm;
+    vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
+    if (!fq || !ptr || size == 0 || fm->device != fq->device || fm->context != fq->context ||
+        !(reading ? fm->readable : fm->writable) || offset > fm->size || size > fm->size - offset)
+        return 0;
+    uint64_t host_offset = fq->staging_offset;
+    void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset);
+    int staged = !host;
+    if (staged && (!fq->staging || size > fq->staging_size))
+        return 0;
+    if (!vkcl_fast_open(fq, &fm->head))
+        return 0;
+    if (fq->pending || (fq->uma && fq->count == 0)) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 0;
+    }
+    if (staged)
+        host = fq->staging;
+    vkcl_VkBufferCopy region = {fm->offset + offset, host_offset, size};
+    void *src = fm->buffer, *dst = host;
+    if (!reading) {
+        if (staged)
+            vkcl_host_copy(fq->staging_ptr, ptr, size, fq->copy_threads);
+        region.srcOffset = host_offset;
+        region.dstOffset = fm->offset + offset;
+        src = host;
+        dst = fm->buffer;
+    }
+    vkcl_fast_barrier(fq);
+    ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(fq->cb, src, dst, 1, &region);
+    vkcl_fast_recorded(fq, &fm->head);
+    *ret = vkcl_fast_finish_locked(fq, queue);
+    if (*ret == CL_SUCCESS && reading && staged)
+        vkcl_host_copy(ptr, fq->staging_ptr, size, fq->copy_threads);
+    fq->transfers++;
+    pthread_mutex_unlock(&fq->lock->m);
     return 1;
 }
 

@@ -50,6 +50,8 @@ typedef vkcl_VkResult (*vkcl_PFN_WaitSemaphores)(void *, const vkcl_VkSemaphoreW
 #define VKCL_BOTTOM_OF_PIPE 0x2000u
 
 typedef void (*vkcl_PFN_CmdUpdateBuffer)(void *, void *, uint64_t, uint64_t, const void *);
+typedef struct { uint64_t srcOffset, dstOffset, size; } vkcl_VkBufferCopy;
+typedef void (*vkcl_PFN_CmdCopyBuffer)(void *, void *, void *, uint32_t, const vkcl_VkBufferCopy *);
 typedef void (*vkcl_PFN_CmdResetQueryPool)(void *, void *, uint32_t, uint32_t);
 typedef void (*vkcl_PFN_CmdWriteTimestamp)(void *, uint32_t, void *, uint32_t);
 

@@ -33,7 +33,9 @@ static const group GROUPS[] = {
     {"transfer", group_transfer,
      "write_blocking:GB/s write_nonblocking:GB/s read_blocking:GB/s read_nonblocking:GB/s "
      "write_pinned_blocking:GB/s write_pinned_nonblocking:GB/s read_pinned_blocking:GB/s "
-     "read_pinned_nonblocking:GB/s map_read:GB/s map_write:GB/s"},
+     "read_pinned_nonblocking:GB/s map_read:GB/s map_write:GB/s write_64k:GB/s read_64k:GB/s "
+     "write_pinned_64k:GB/s read_pinned_64k:GB/s write_1m:GB/s read_1m:GB/s write_pinned_1m:GB/s "
+     "read_pinned_1m:GB/s"},
     {"small_writes", group_small_writes, "small_writes:ms"},
     {"sgemm", group_sgemm, "sgemm:GFLOP/s sgemm.wall:GFLOP/s"},
     {"reduction", group_reduction, "reduction:GB/s reduction.wall:GB/s"},

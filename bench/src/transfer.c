@@ -1,6 +1,7 @@
 /* Host <-> device transfers: clEnqueueWriteBuffer / clEnqueueReadBuffer, blocking and not, from
  * ordinary (pageable) host memory and from "pinned" memory (a CL_MEM_ALLOC_HOST_PTR buffer kept
- * mapped, the staging idiom applications use), and map/unmap of a device buffer.
+ * mapped, the staging idiom applications use), and map/unmap of a device buffer; then blocking
+ * transfers of 64 KiB and 1 MiB, where the cost of a call shows more than the bus.
  * Wall-clock time of the host calls (plus clFinish for non-blocking ones); every run moves a new
  * pattern and is checked in full, outside the timed part. */
 #include "clbench.h"
@@ -147,6 +148,23 @@ void group_transfer(bench *b)
     rw_one(&x, "write_pinned_nonblocking", 1, CL_FALSE, x.pinned);
     rw_one(&x, "read_pinned_blocking", 0, CL_TRUE, x.pinned);
     rw_one(&x, "read_pinned_nonblocking", 0, CL_FALSE, x.pinned);
+    /* Small and mid-size blocking transfers (a result read back, a parameter block written):
+     * the cost of a call more than the bus's bandwidth. */
+    static const size_t small_sizes[] = {64 << 10, 1 << 20};
+    static const char *const small_names[][4] = {{"write_64k", "read_64k", "write_pinned_64k", "read_pinned_64k"},
+                                                 {"write_1m", "read_1m", "write_pinned_1m", "read_pinned_1m"}};
+    size_t full = x.size;
+    int runs = b->opt.runs;
+    b->opt.runs = runs < 50 ? 50 : runs;
+    for (size_t i = 0; i < sizeof small_sizes / sizeof small_sizes[0] && small_sizes[i] <= full; i++) {
+        x.size = small_sizes[i];
+        rw_one(&x, small_names[i][0], 1, CL_TRUE, x.pageable);
+        rw_one(&x, small_names[i][1], 0, CL_TRUE, x.pageable);
+        rw_one(&x, small_names[i][2], 1, CL_TRUE, x.pinned);
+        rw_one(&x, small_names[i][3], 0, CL_TRUE, x.pinned);
+    }
+    x.size = full;
+    b->opt.runs = runs;
     TRY(b, clEnqueueUnmapMemObject(b->q, pinned_buf, x.pinned, 0, NULL, NULL));
     TRY(b, clFinish(b->q));
 fail:

@@ -528,6 +528,8 @@ VKCL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue a0) {
 
 static cl_int CL_API_CALL vkcl_clEnqueueReadBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, size_t a3, size_t a4, void *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_enqueue_read_buffer(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
     return vkcl_py_clEnqueueReadBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, size_t a3, size_t a4, void *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {

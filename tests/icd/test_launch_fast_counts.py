@@ -4,6 +4,13 @@ import pytest
 
 pytest.importorskip("pyopencl")
 
+
+def _counts(result, *names: str) -> list[int]:
+    """The fast path's counters the snippet printed ("name value" pairs)."""
+    assert result.returncode == 0, result.stdout + result.stderr
+    words = result.stdout.split()
+    return [int(words[words.index(n) + 1]) for n in names]
+
 CODE = r"""
 import ctypes
 from ctypes import POINTER, c_size_t, c_uint, c_void_p
@@ -50,9 +57,7 @@ print("launches", fast.launches, "finishes", fast.finishes, "writes", fast.write
 
 def test_launches_without_events_take_the_fast_path(python_with_icd):
     result = python_with_icd(CODE)
-    assert result.returncode == 0, result.stdout + result.stderr
-    words = result.stdout.split()
-    launches, finishes, writes = (int(words[words.index(w) + 1]) for w in ("launches", "finishes", "writes"))
+    launches, finishes, writes = _counts(result, "launches", "finishes", "writes")
     # the first launches and write prepare it; one in every 256 commands goes to Python to submit
     assert launches >= 1250 and finishes >= 195 and writes >= 250, result.stdout  # seen: 1295, 200, 255
 
@@ -84,9 +89,7 @@ print("launches", fast.launches, "finishes", fast.finishes)
 
 def test_profiled_round_trips_with_events_take_the_fast_path(python_with_icd):
     result = python_with_icd(EVENTS_CODE)
-    assert result.returncode == 0, result.stdout + result.stderr
-    words = result.stdout.split()
-    launches, finishes = (int(words[words.index(w) + 1]) for w in ("launches", "finishes"))
+    launches, finishes = _counts(result, "launches", "finishes")
     # C records each launch with its timestamps and runs each clFinish; Python makes the events
     assert launches >= 290 and finishes >= 290, result.stdout  # seen: 298, 298
 
@@ -97,8 +100,100 @@ WAIT_CODE = EVENTS_CODE.replace("    q.finish()\n", "    ev.wait()  # clWaitForE
 
 def test_profiled_waits_for_events_take_the_fast_path(python_with_icd):
     result = python_with_icd(WAIT_CODE)
-    assert result.returncode == 0, result.stdout + result.stderr
-    words = result.stdout.split()
-    launches, waits = (int(words[words.index(w) + 1]) for w in ("launches", "waits"))
+    launches, waits = _counts(result, "launches", "waits")
     # C records each launch with its timestamps and runs each clWaitForEvents
     assert launches >= 290 and waits >= 290, result.stdout
+
+
+TRANSFER_CODE = r"""
+import ctypes
+from ctypes import POINTER, c_size_t, c_uint, c_void_p
+import numpy as np
+import pyopencl as cl
+
+p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(p.get_devices())
+q = cl.CommandQueue(ctx)
+mf = cl.mem_flags
+n = 1 << 20  # ints: 4 MiB, the staging size, so that the whole buffer still goes through C
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+buf = cl.Buffer(ctx, mf.READ_WRITE, 4 * n)
+wo = cl.Buffer(ctx, mf.READ_WRITE | mf.HOST_WRITE_ONLY, 4 * n)
+ocl = ctypes.CDLL("libOpenCL.so.1")
+enqueue, finish = ocl.clEnqueueNDRangeKernel, ocl.clFinish
+enqueue.argtypes = [c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_size_t), c_void_p, c_uint, c_void_p, c_void_p]
+finish.argtypes = [c_void_p]
+read, write = ocl.clEnqueueReadBuffer, ocl.clEnqueueWriteBuffer
+for f in (read, write):
+    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, c_void_p]
+current = []
+def launch(b, items):
+    if current != [b]:  # a new argument: the next launch is Python's, which prepares C's
+        k.set_arg(0, b)
+        current[:] = [b]
+    assert enqueue(q.int_ptr, k.int_ptr, 1, None, (c_size_t * 1)(items), None, 0, None, None) == 0
+want = np.arange(n, dtype=np.int32)
+assert write(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, want.ctypes.data, 0, None, None) == 0  # Python's; prepares C's
+rng = np.random.default_rng(1)
+for i in range(60):
+    launch(buf, n)  # C records it; the blocking transfer then runs the batch
+    want += 1
+    off = int(rng.integers(0, n - 1)) if i % 3 else 0
+    count = int(rng.integers(1, n - off + 1)) if i % 3 else n
+    got = np.zeros(count, np.int32)
+    assert read(q.int_ptr, buf.int_ptr, 1, 4 * off, 4 * count, got.ctypes.data, 0, None, None) == 0
+    assert (got == want[off:off + count]).all(), (i, off, count)
+    if i % 2:  # a blocking write after a launch, checked by the next read
+        part = rng.integers(0, 1 << 30, size=count, dtype=np.int32)
+        launch(buf, n)
+        want += 1
+        assert write(q.int_ptr, buf.int_ptr, 1, 4 * off, 4 * count, part.ctypes.data, 0, None, None) == 0
+        want[off:off + count] = part
+# past the buffer, and reads of a host-write-only buffer: Python's errors, whichever path
+launch(buf, n)
+want += 1
+assert read(q.int_ptr, buf.int_ptr, 1, 4 * n - 4, 8, got.ctypes.data, 0, None, None) == -30  # CL_INVALID_VALUE
+assert write(q.int_ptr, wo.int_ptr, 1, 0, 16, want.ctypes.data, 0, None, None) == 0
+launch(buf, n)
+want += 1
+assert read(q.int_ptr, wo.int_ptr, 1, 0, 16, got.ctypes.data, 0, None, None) == -59  # CL_INVALID_OPERATION
+# a transfer larger than the staging memory goes to Python
+big = cl.Buffer(ctx, mf.READ_WRITE, 8 * n)
+ones = np.ones(2 * n, np.int32)
+assert write(q.int_ptr, big.int_ptr, 1, 0, 8 * n, ones.ctypes.data, 0, None, None) == 0
+launch(big, 2 * n)
+out = np.zeros(2 * n, np.int32)
+assert read(q.int_ptr, big.int_ptr, 1, 0, 8 * n, out.ctypes.data, 0, None, None) == 0
+assert (out == 2).all()
+# the host side in vkcl's own mapped memory (an ALLOC_HOST_PTR buffer): one copy, any size
+from vkcl.api import handles
+fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
+pin = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, 8 * n)
+mapped, _ = cl.enqueue_map_buffer(q, pin, cl.map_flags.READ | cl.map_flags.WRITE, 0, (2 * n,), np.int32)
+launch(big, 2 * n)
+launch(big, 2 * n)  # the second in a row prepares C's
+assert finish(q.int_ptr) == 0
+launch(big, 2 * n)
+before = fast.transfers
+assert read(q.int_ptr, big.int_ptr, 1, 0, 8 * n, mapped.ctypes.data, 0, None, None) == 0
+assert (mapped == 5).all() and fast.transfers == before + 1, (mapped[:4], fast.transfers - before)
+mapped[:] = np.arange(2 * n, dtype=np.int32)
+launch(big, 2 * n)
+assert write(q.int_ptr, big.int_ptr, 1, 4, 8 * n - 8, mapped[1:].ctypes.data, 0, None, None) == 0
+assert fast.transfers == before + 2
+assert read(q.int_ptr, big.int_ptr, 1, 0, 8 * n, out.ctypes.data, 0, None, None) == 0
+assert out[0] == 6 and out[-1] == 6 and (out[1:-1] == np.arange(1, 2 * n - 1)).all(), out[:4]
+assert finish(q.int_ptr) == 0
+final = np.zeros(n, np.int32)
+cl.enqueue_copy(q, final, buf)
+assert (final == want).all()
+
+print("launches", fast.launches, "transfers", fast.transfers)
+"""
+
+
+def test_blocking_transfers_after_launches_take_the_fast_path(python_with_icd):
+    result = python_with_icd(TRANSFER_CODE)
+    launches, transfers = _counts(result, "launches", "transfers")
+    # every read and write after a launch, but the first ones (which prepare C's) and the big one
+    assert launches >= 85 and transfers >= 87, result.stdout  # seen: 91, 89

@@ -66,8 +66,11 @@ def enqueue_read_buffer(command_queue, buffer, blocking_read, offset, size, ptr,
         raise CLError(cl.CL_INVALID_VALUE, "ptr is NULL")
     _host_access(mem, True)
     if _direct(q, mem, waits):
-        return _host_copy(q, cl.CL_COMMAND_READ_BUFFER, ptr, mem.region(q.vk).host_ptr + offset, size, event)
-    _submit(q, cmds.ReadBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_read, event)
+        _host_copy(q, cl.CL_COMMAND_READ_BUFFER, ptr, mem.region(q.vk).host_ptr + offset, size, event)
+    else:
+        _submit(q, cmds.ReadBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_read, event)
+    if q.fast is not None and mem.fast_write is None:
+        fastpath.prepare_transfer(q, mem)  # C does the next ones it can
 
 
 def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events, event_wait_list,
@@ -83,8 +86,8 @@ def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, pt
         _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
     else:
         _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
-    if q.fast is not None and mem.fast_write is None and size <= cmds.UPDATE_MAX:
-        fastpath.prepare_write(q, mem)  # C does the next small non-blocking ones
+    if q.fast is not None and mem.fast_write is None:
+        fastpath.prepare_transfer(q, mem)  # C does the next ones it can
 
 
 def _overlap(a: MemObject, a_off: int, b: MemObject, b_off: int, size: int) -> bool:

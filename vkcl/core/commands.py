@@ -97,12 +97,11 @@ class _Staged(Command):
             self.staging = None
 
     def _host_view(self, vkdev, ptr, regions, import_pages: bool = True) -> int | None:
-        """On a discrete GPU, for a large transfer: vkcl's own mapped memory (an ALLOC_HOST_PTR
-        buffer) as it is, or, with `import_pages`, the application's own pages imported
+        """On a discrete GPU: vkcl's own mapped memory (an ALLOC_HOST_PTR buffer) as it is, or,
+        for a large transfer and with `import_pages`, the application's own pages imported
         (VK_EXT_external_memory_host), so the GPU copies them directly, with no host copy
         through staging. Returns the byte offset of `ptr` in the view, or None."""
-        total = sum(n for _, _, n in regions)
-        if total < DIRECT_TRANSFER_MIN or vkdev.physical.is_uma:
+        if vkdev.physical.is_uma:
             return None
         self.allocator = allocator_for(vkdev)
         address = int(ffi.cast("uintptr_t", ptr))
@@ -111,6 +110,8 @@ class _Staged(Command):
         if own is not None:  # vkcl's own mapped memory (an ALLOC_HOST_PTR buffer): copy from it
             self.own_buffer, at = own
             return at - lo
+        if sum(n for _, _, n in regions) < DIRECT_TRANSFER_MIN:
+            return None
         align = self.allocator.import_alignment
         if not align or not import_pages:
             return None

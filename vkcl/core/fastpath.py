@@ -21,11 +21,14 @@ import vulkan as vk
 
 from vkcl import native
 from vkcl._gen import cl
+from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
-              "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp")
+              "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp", "vkCmdCopyBuffer")
+# Blocking reads and writes up to this size go through C and the queue's staging memory.
+STAGING_SIZE = 4 << 20
 
 _objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastWrite, while current
 _queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
@@ -48,6 +51,7 @@ class FastQueue:
         self.queue = queue
         self.handle = None
         self.dropped: list = []  # dropped launches the open batch may still name
+        self.staging = None
         fq.lock = queue.lock.ptr
         fq.submit_lock = vkdev.queue_lock.ptr
         fq.device = native.pointer(vk.ffi, vkdev.handle)
@@ -64,7 +68,27 @@ class FastQueue:
             if fn == vk.ffi.NULL:
                 raise RuntimeError(f"no {name}")
             fq.fn[i] = native.pointer(vk.ffi, fn)
+        fq.uma = int(vkdev.physical.is_uma)
+        fq.copy_threads = native.COPY_THREADS
+        self._stage(vkdev)
         _queues.add(self)
+
+    def _stage(self, vkdev) -> None:
+        """The staging memory of C's blocking transfers: host-visible, coherent and, where the
+        device has it, cached (reads of it run at memory speed). Without it C leaves them to Python."""
+        allocator = allocator_for(vkdev)
+        try:
+            a = allocator.allocate(STAGING_SIZE, MemoryKind.READBACK)
+        except AllocationFailed:
+            return
+        if a.host_ptr is None or not a.coherent:
+            allocator.free(a)
+            return
+        self.staging = (allocator, a)
+        fq = self.c
+        fq.staging = native.pointer(vk.ffi, a.buffer)
+        fq.staging_ptr = native.ffi.cast("uint8_t *", int(vk.ffi.cast("uintptr_t", a.host_ptr)))
+        fq.staging_offset, fq.staging_size = a.offset, STAGING_SIZE
 
     def register(self, handle) -> None:
         """The queue has its handle: C may find it now."""
@@ -78,6 +102,11 @@ class FastQueue:
             self.handle = None
         self.c.enabled = 0
         self.c.handle = native.ffi.NULL
+        self.c.staging_size = 0
+        if self.staging is not None:
+            allocator, a = self.staging
+            self.staging = None
+            allocator.free(a)
 
     def __del__(self):
         if native.lib is not None and self.c is not None:
@@ -208,7 +237,8 @@ def drop(kernel) -> None:
 
 
 class FastWrite(_CState):
-    """A buffer small writes may go to from C (vkcl_fastm_t): its bytes on one device."""
+    """A buffer C may read and write (vkcl_fastm_t): its bytes on one device, and what its
+    host-access flags allow."""
 
     __slots__ = ("mem",)
 
@@ -220,12 +250,15 @@ class FastWrite(_CState):
         fm.context = native.ffi.cast("void *", id(mem.context))
         fm.buffer = native.pointer(vk.ffi, region.buffer)
         fm.offset, fm.size = region.offset, mem.size
+        fm.readable = int(not mem.flags & (cl.CL_MEM_HOST_WRITE_ONLY | cl.CL_MEM_HOST_NO_ACCESS))
+        fm.writable = int(not mem.flags & (cl.CL_MEM_HOST_READ_ONLY | cl.CL_MEM_HOST_NO_ACCESS))
 
 
-def prepare_write(queue, mem) -> None:
-    """After a slow-path write to `mem`: let C do the small non-blocking ones (vkCmdUpdateBuffer)."""
+def prepare_transfer(queue, mem) -> None:
+    """After a slow-path read or write of `mem`: let C do the next small non-blocking writes
+    (vkCmdUpdateBuffer) and blocking reads and writes (through the queue's staging memory)."""
     if (queue.fast is None or queue.fast.handle is None or mem.handle is None or mem.fast_write is not None or
-            mem.flags & (cl.CL_MEM_USE_HOST_PTR | cl.CL_MEM_HOST_READ_ONLY | cl.CL_MEM_HOST_NO_ACCESS)):
+            mem.flags & (cl.CL_MEM_USE_HOST_PTR | cl.CL_MEM_HOST_NO_ACCESS)):
         return
     new = FastWrite(mem, queue.vk)
     if _register(mem.handle, new):

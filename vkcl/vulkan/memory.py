@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 
-from vkcl import config, log
+from vkcl import config, log, native
 from vkcl._gen import cl
 from vkcl.vulkan import memory_vk as raw
 from vkcl.vulkan.check import VulkanError
@@ -271,6 +271,10 @@ class Allocator:
         except VulkanError as e:
             raise AllocationFailed(_cl_code(e), str(e)) from e
         block = self._new_block(rb, pool, size)
+        if rb.host is not None and block.coherent and native.lib is not None:
+            # C's blocking transfers copy straight from and to it (icd/fast_path.c)
+            native.lib.vkcl_host_block_add(native.pointer(raw.ffi, self._handle), native.pointer(raw.ffi, rb.buffer),
+                                           native.pointer(raw.ffi, rb.host), size)
         self._heap_reserved[heap] += rb.reserved
         _log.debug("new %s block of %d bytes in memory type %d at %#x", "dedicated" if dedicated else "pool",
                    size, pool.type_index, block.address)
@@ -289,6 +293,8 @@ class Allocator:
             if unlink:
                 pool.unlink(block)
             self._heap_reserved[pool.heap] -= block.reserved
+        if block.host is not None and not block.imported and native.lib is not None:
+            native.lib.vkcl_host_block_remove(native.pointer(raw.ffi, block.host))
         raw.destroy(self._handle, block.buffer, block.memory)
         block.pool = block.host = None
         _log.debug("freed block of %d bytes (memory type %s)", block.size,
