@@ -13,10 +13,10 @@
  * application wants an event, Python makes just that, and on a profiling queue C writes its
  * timestamps); a fast clFinish of a batch holding only fast launches submits it, waits, reopens
  * it, and has Python complete the launches' events; so does a clWaitForEvents of one such event
- * (the queue is found among all fast queues by the events of its open batch). Blocking reads and
- * writes of a buffer, up to the queue's staging size, copy through the queue's staging memory in
- * that batch, which they then run like clFinish. Python gets back every batch with something of
- * its own in it.
+ * (the queue is found among all fast queues by the events of its open batch). Reads and writes
+ * of a buffer are one copy in that batch, from or to vkcl's own mapped memory or, blocking ones,
+ * the queue's staging memory; blocking ones then run the batch as clFinish does. Python gets back
+ * every batch with something of its own in it.
  *
  * Handles are looked up in a table Python fills (never dereferenced: a stale or foreign handle
  * is simply not found, and the call goes to Python, which reports the error).
@@ -294,10 +294,11 @@ static const vkcl_VkMemoryBarrier vkcl_full_barrier = {VKCL_ST_MEMORY_BARRIER, N
 static const vkcl_VkMemoryBarrier vkcl_host_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_HOST_RW};
 static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_ONE_TIME_SUBMIT, NULL};
 
-/* Python makes the event of a fast launch that asks for one (vkcl/core/fastpath.py), called
- * with the queue's lock held so that the event joins the batch the launch was recorded in. On a
- * profiling queue it also sets *query to the event's pair of timestamp queries (-1: none free). */
-static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event, int *query);
+/* Python makes the event of a fast command that asks for one (a launch or a transfer, of
+ * `command_type`; vkcl/core/fastpath.py), called with the queue's lock held so that the event
+ * joins the batch the command is recorded in. On a profiling queue it also sets *query to the
+ * event's pair of timestamp queries (-1: none free). */
+static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event, int *query, cl_uint command_type);
 /* After a fast clFinish ran a batch holding such events: Python completes them (with the lock
  * held, so that nobody sees the batch done and its events not). submitted_ns: CLOCK_MONOTONIC. */
 static cl_int vkcl_py_fast_events_done(cl_command_queue queue, uint64_t submitted_ns);
@@ -357,6 +358,35 @@ static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
     pthread_mutex_unlock(&fq->lock->m);
 }
 
+/* Before a command's Vulkan work (the queue taken): its event, when the application asks for one
+ * (Python makes it), the barrier, and on a profiling queue the reset and the start timestamp of
+ * the event's pair of queries (*query; -1: none). 0 when Python failed: *ret is set, nothing was
+ * recorded, and the caller lets the queue go. */
+static int vkcl_fast_begin(vkcl_fastq_t *fq, cl_command_queue queue, cl_event *event, cl_uint command_type,
+                           int *query, cl_int *ret)
+{
+    *query = -1;
+    if (event && (*ret = vkcl_py_fast_event(queue, event, query, command_type)) != CL_SUCCESS)
+        return 0;
+    if (event && fq->nev < VKCL_FAST_USED)
+        fq->ev[fq->nev++] = *event;
+    vkcl_fast_barrier(fq);
+    if (*query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
+        ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(fq->cb, fq->query_pool, 2u * *query, 2);
+        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(fq->cb, VKCL_TOP_OF_PIPE, fq->query_pool,
+                                                                2u * *query);
+    }
+    return 1;
+}
+
+/* After it: the end timestamp. */
+static void vkcl_fast_end(vkcl_fastq_t *fq, int query)
+{
+    if (query >= 0)
+        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(fq->cb, VKCL_BOTTOM_OF_PIPE, fq->query_pool,
+                                                                2u * query + 1);
+}
+
 static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                      const size_t *offset, const size_t *global, const size_t *local,
                                      cl_uint num_events, const cl_event *wait_list, cl_event *event)
@@ -372,27 +402,18 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
             return 0;
     if (!vkcl_fast_open(fq, &fk->head))
         return 0;
-    int query = -1;
-    if (event && (*ret = vkcl_py_fast_event(queue, event, &query)) != CL_SUCCESS) {  /* nothing recorded */
+    int query;
+    if (!vkcl_fast_begin(fq, queue, event, CL_COMMAND_NDRANGE_KERNEL, &query, ret)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
-    if (event && fq->nev < VKCL_FAST_USED)
-        fq->ev[fq->nev++] = *event;
     void *cb = fq->cb;
-    vkcl_fast_barrier(fq);
-    if (query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
-        ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(cb, fq->query_pool, 2u * query, 2);
-        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_TOP_OF_PIPE, fq->query_pool, 2u * query);
-    }
     ((vkcl_PFN_CmdBindPipeline)fq->fn[VKCL_FN_BIND])(cb, VKCL_BIND_COMPUTE, fk->pipeline);
     if (fk->pc_size)
         ((vkcl_PFN_CmdPushConstants)fq->fn[VKCL_FN_PUSH])(cb, fk->layout, VKCL_COMPUTE_STAGE, 0, fk->pc_size, fk->pc);
     ((vkcl_PFN_CmdDispatchBase)fq->fn[VKCL_FN_DISPATCH])(cb, fk->base[0], fk->base[1], fk->base[2], fk->groups[0],
                                                          fk->groups[1], fk->groups[2]);
-    if (query >= 0)
-        ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_BOTTOM_OF_PIPE, fq->query_pool,
-                                                                2u * query + 1);
+    vkcl_fast_end(fq, query);
     fq->launches++;
     vkcl_fast_close(fq, &fk->head);
     *ret = CL_SUCCESS;
@@ -400,21 +421,21 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
 }
 
 static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
-static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
-                              void *ptr, int reading);
+static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
+                              size_t size, void *ptr, int reading, cl_event *event);
 
 /* A non-blocking clEnqueueWriteBuffer of at most 64 KiB, 4-byte aligned, without a wait list or
- * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. A blocking
- * one: vkcl_fast_transfer. */
+ * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. Others
+ * without a wait list: vkcl_fast_transfer. */
 static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                           size_t offset, size_t size, const void *ptr, cl_uint num_events,
                                           const cl_event *wait_list, cl_event *event)
 {
-    if (num_events || wait_list || event)
+    if (num_events || wait_list)
         return 0;
-    if (blocking)
-        return vkcl_fast_transfer(ret, queue, buffer, offset, size, (void *)ptr, 0);
-    if (!ptr || size == 0 || size > 65536 || ((offset | size) & 3))
+    if (blocking || event || size > 65536 || ((offset | size) & 3))
+        return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, (void *)ptr, 0, event);
+    if (!ptr || size == 0)
         return 0;
     vkcl_fastm_t *fm;
     vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
@@ -429,25 +450,27 @@ static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, c
     return 1;
 }
 
-/* A blocking clEnqueueReadBuffer without a wait list or an event: vkcl_fast_transfer. */
+/* A clEnqueueReadBuffer without a wait list: vkcl_fast_transfer. */
 static int vkcl_fast_enqueue_read_buffer(cl_int *ret, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                          size_t offset, size_t size, void *ptr, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event)
 {
-    if (!blocking || num_events || wait_list || event)
+    if (num_events || wait_list)
         return 0;
-    return vkcl_fast_transfer(ret, queue, buffer, offset, size, ptr, 1);
+    return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, ptr, 1, event);
 }
 
 void vkcl_host_copy(void *dst, const void *src, size_t n, int threads);
 
-/* A blocking read or write when the open batch holds all the queue's earlier work: one GPU copy
- * between the buffer and the host side, when that is vkcl's own mapped memory, else the queue's
- * staging memory (up to its size), with the host copying between it and `ptr` before (write) or
- * after (read); the batch then runs as in clFinish. On a device whose memory the host sees, an
- * empty batch leaves it to Python, which then copies directly. */
-static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
-                              void *ptr, int reading)
+/* A read or write of a buffer as one GPU copy in the open batch (after what C and Python put
+ * there), its event made by Python when the application asks for one. The host side is copied
+ * directly when it lies in vkcl's own mapped memory, at any size; otherwise, for a blocking
+ * transfer of at most the staging size, it goes through the queue's staging memory, with the
+ * host copying between it and `ptr` before (write) or after (read). A blocking transfer needs
+ * all the queue's earlier work in the open batch, which then runs as in clFinish. On a device
+ * whose memory the host sees, an empty batch leaves it to Python, which then copies directly. */
+static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
+                              size_t size, void *ptr, int reading, cl_event *event)
 {
     vkcl_fastm_t *fm;
     vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
@@ -457,13 +480,18 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
     uint64_t host_offset = fq->staging_offset;
     void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset);
     int staged = !host;
-    if (staged && (!fq->staging || size > fq->staging_size))
-        return 0;
+    if (staged && (!blocking || !fq->staging || size > fq->staging_size))
+        return 0;  /* the staging memory serves one transfer at a time */
     if (!vkcl_fast_open(fq, &fm->head))
         return 0;
-    if (fq->pending || (fq->uma && fq->count == 0)) {
+    int query;
+    if ((blocking && fq->pending) || (fq->uma && fq->count == 0)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
+    }
+    if (!vkcl_fast_begin(fq, queue, event, reading ? CL_COMMAND_READ_BUFFER : CL_COMMAND_WRITE_BUFFER, &query, ret)) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 1;
     }
     if (staged)
         host = fq->staging;
@@ -477,11 +505,11 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
         src = host;
         dst = fm->buffer;
     }
-    vkcl_fast_barrier(fq);
     ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(fq->cb, src, dst, 1, &region);
+    vkcl_fast_end(fq, query);
     vkcl_fast_recorded(fq, &fm->head);
-    *ret = vkcl_fast_finish_locked(fq, queue);
-    if (*ret == CL_SUCCESS && reading && staged)
+    *ret = blocking ? vkcl_fast_finish_locked(fq, queue) : CL_SUCCESS;
+    if (*ret == CL_SUCCESS && blocking && reading && staged)
         vkcl_host_copy(ptr, fq->staging_ptr, size, fq->copy_threads);
     fq->transfers++;
     pthread_mutex_unlock(&fq->lock->m);

@@ -197,3 +197,74 @@ def test_blocking_transfers_after_launches_take_the_fast_path(python_with_icd):
     launches, transfers = _counts(result, "launches", "transfers")
     # every read and write after a launch, but the first ones (which prepare C's) and the big one
     assert launches >= 85 and transfers >= 87, result.stdout  # seen: 91, 89
+
+
+NONBLOCKING_CODE = r"""
+import ctypes
+from ctypes import POINTER, byref, c_size_t, c_uint, c_uint64, c_void_p
+import numpy as np
+import pyopencl as cl
+
+p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(p.get_devices())
+q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+mf = cl.mem_flags
+n = 1 << 18
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+buf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(n, np.int32))
+pin = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, 4 * n)
+mapped, _ = cl.enqueue_map_buffer(q, pin, cl.map_flags.READ | cl.map_flags.WRITE, 0, (n,), np.int32)
+k.set_arg(0, buf)
+ocl = ctypes.CDLL("libOpenCL.so.1")
+enqueue, finish, wait = ocl.clEnqueueNDRangeKernel, ocl.clFinish, ocl.clWaitForEvents
+enqueue.argtypes = [c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_size_t), c_void_p, c_uint, c_void_p, c_void_p]
+finish.argtypes = [c_void_p]
+wait.argtypes = [c_uint, POINTER(c_void_p)]
+read, write = ocl.clEnqueueReadBuffer, ocl.clEnqueueWriteBuffer
+for f in (read, write):
+    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, POINTER(c_void_p)]
+info, prof, release = ocl.clGetEventInfo, ocl.clGetEventProfilingInfo, ocl.clReleaseEvent
+info.argtypes = [c_void_p, c_uint, c_size_t, c_void_p, c_void_p]
+prof.argtypes = [c_void_p, c_uint, c_size_t, c_void_p, c_void_p]
+release.argtypes = [c_void_p]
+size = (c_size_t * 1)(n)
+def launch():
+    assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
+launch(); launch()  # the second prepares C's
+assert finish(q.int_ptr) == 0
+from vkcl.api import handles
+fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
+before = fast.transfers
+value = 2
+for i in range(20):
+    launch()
+    value += 1
+    ev = c_void_p()
+    assert read(q.int_ptr, buf.int_ptr, 0, 0, 4 * n, mapped.ctypes.data, 0, None, byref(ev)) == 0
+    assert wait(1, byref(ev)) == 0  # C: the batch with the launch and the read
+    assert (mapped == value).all(), (i, mapped[:4])
+    kind, times = c_uint(), [c_uint64() for _ in range(4)]
+    assert info(ev, 0x11D1, 4, byref(kind), None) == 0 and kind.value == 0x11F3  # CL_COMMAND_READ_BUFFER
+    for t, which in zip(times, (0x1280, 0x1281, 0x1282, 0x1283)):  # QUEUED .. END
+        assert prof(ev, which, 8, byref(t), None) == 0
+    assert 0 < times[0].value <= times[1].value <= times[2].value <= times[3].value, [t.value for t in times]
+    assert release(ev) == 0
+    mapped[:] = i  # after a launch, a non-blocking write from mapped memory, no event; a launch
+    launch()
+    assert write(q.int_ptr, buf.int_ptr, 0, 0, 4 * n, mapped.ctypes.data, 0, None, None) == 0
+    launch()
+    value = i + 1
+    assert finish(q.int_ptr) == 0
+got = np.zeros(n, np.int32)
+cl.enqueue_copy(q, got, buf)
+assert (got == value).all()
+print("transfers", fast.transfers - before, "waits", fast.waits)
+"""
+
+
+def test_transfers_from_mapped_memory_with_events_take_the_fast_path(python_with_icd):
+    result = python_with_icd(NONBLOCKING_CODE)
+    transfers, waits = _counts(result, "transfers", "waits")
+    # every read (its event made by Python, the wait in C) but the first, which prepares C's, and
+    # every write (no event)
+    assert transfers >= 38 and waits >= 19, result.stdout  # seen: 39, 19

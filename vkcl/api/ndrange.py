@@ -127,14 +127,14 @@ def enqueue_nd_range_kernel(command_queue, kernel, work_dim, global_work_offset,
             event, fast_ok=not waits and offset is None)
 
 
-def fast_event(command_queue, event, query) -> int:
-    """C's fast path is recording a launch that asks for an event (icd/fast_path.c,
-    vkcl_py_fast_event): the event, joined to the batch, and on a profiling queue the
-    timestamp queries C writes (query[0]). Called with the queue's lock held."""
+def fast_event(command_queue, event, query, command_type) -> int:
+    """C's fast path is recording a launch or a transfer that asks for an event
+    (icd/fast_path.c, vkcl_py_fast_event): the event, joined to the batch, and on a profiling
+    queue the timestamp queries C writes (query[0]). Called with the queue's lock held."""
     try:
         q = resolve_queue(command_queue)
-        give_event(q.fast_launch_event(), event)
-        query[0] = q.fast_launch_timestamps()  # last: C records nothing after a failure
+        give_event(q.fast_event(command_type), event)
+        query[0] = q.fast_timestamps()  # last: C records nothing after a failure
         return cl.CL_SUCCESS
     except CLError as e:
         return e.code

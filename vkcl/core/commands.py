@@ -47,11 +47,13 @@ class Marker(Command):
         self.after_all = after_all
 
 
-class FastLaunchEvent(Command):
-    """Stands in its batch for a launch the C fast path recorded (core/fastpath.py), so that
-    the launch's event completes with the batch; the GPU work is already in the batch."""
+class FastCommand(Command):
+    """Stands in its batch for a launch or a transfer the C fast path recorded
+    (core/fastpath.py), so that its event completes with the batch; the GPU work is already in
+    the batch."""
 
-    command_type = cl.CL_COMMAND_NDRANGE_KERNEL
+    def __init__(self, command_type: int):
+        self.command_type = command_type
 
 
 class Barrier(Command):

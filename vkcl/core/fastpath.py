@@ -5,7 +5,7 @@ NativeLock both sides take). A FastLaunch is one kernel's launch prepared for on
 pipeline, the complete push constants and the grid of one NDRange with the arguments as they
 were. C then records repeated enqueues of it (no wait list, no offset) straight into the open
 batch, asking Python only for the event when the application wants one
-(CommandQueue.fast_launch_event), and finishes a batch holding only such launches itself.
+(CommandQueue.fast_event), and finishes a batch holding only such launches itself.
 
 Lifetimes. A FastLaunch holds its memory objects; C lists the launches a batch used, and
 Python's submit hands them to the batch, which keeps them until it completes (as a command

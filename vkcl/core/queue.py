@@ -15,7 +15,7 @@ from vkcl import config, log, native
 from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
-from vkcl.core.commands import FastLaunchEvent
+from vkcl.core.commands import FastCommand
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.vulkan import commands as vkc
@@ -33,7 +33,7 @@ class Batch:
         self.waits: list = []
         self.gpu_work = False
         self.keep = None  # fast launches recorded in the batch, kept until it completes
-        self.fast_events = 0  # of `commands`, the FastLaunchEvents: C's clFinish may complete those
+        self.fast_events = 0  # of `commands`, the FastCommands: C's clFinish may complete those
 
 
 class CommandQueue(CLObject):
@@ -85,11 +85,11 @@ class CommandQueue(CLObject):
                 self._sync_fast()
         return ev
 
-    def fast_launch_event(self) -> Event:
-        """The event of a launch C is recording into the open batch now (it holds the lock):
+    def fast_event(self, command_type: int) -> Event:
+        """The event of a command C is recording into the open batch now (it holds the lock):
         a command with nothing to record, completed with the batch."""
-        ev = Event(self.context, self, cl.CL_COMMAND_NDRANGE_KERNEL)
-        cmd = FastLaunchEvent()
+        ev = Event(self.context, self, command_type)
+        cmd = FastCommand(command_type)
         cmd.event = ev
         b = self.batch
         b.commands.append(cmd)
@@ -98,9 +98,9 @@ class CommandQueue(CLObject):
         self.last_event = ev
         return ev
 
-    def fast_launch_timestamps(self) -> int:
-        """On a profiling queue, the pair of timestamp queries C writes around the launch whose
-        event fast_launch_event just made (-1: none free; its times are then filled in)."""
+    def fast_timestamps(self) -> int:
+        """On a profiling queue, the pair of timestamp queries C writes around the command whose
+        event fast_event just made (-1: none free; its times are then filled in)."""
         pair = self.queries.take() if self.profiling else None
         self.batch.commands[-1].query_pair = pair
         return -1 if pair is None else pair
