@@ -38,6 +38,7 @@ $(VENV)/.stamp: pyproject.toml build/.deps
 build: $(LIB)
 $(LIB): $(VENV)/.stamp $(ICD_SOURCES)
 	$(VPY) icd/build.py
+	$(VPY) -m compileall -q vkcl >/dev/null
 
 generate: $(VENV)/.stamp
 	$(VPY) codegen/gen_icd.py
