@@ -105,6 +105,19 @@ def test_profiled_waits_for_events_take_the_fast_path(python_with_icd):
     assert launches >= 290 and waits >= 290, result.stdout
 
 
+# The loader's entry points through ctypes: a second ICD loader in the process, on pyopencl's
+# objects, so that calls reach vkcl's C entry points as an application's do.
+LOADER = r"""
+ocl = ctypes.CDLL("libOpenCL.so.1")
+enqueue, finish = ocl.clEnqueueNDRangeKernel, ocl.clFinish
+enqueue.argtypes = [c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_size_t), c_void_p, c_uint, c_void_p, c_void_p]
+finish.argtypes = [c_void_p]
+read, write = ocl.clEnqueueReadBuffer, ocl.clEnqueueWriteBuffer
+for f in (read, write):
+    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, c_void_p]
+"""
+
+
 TRANSFER_CODE = r"""
 import ctypes
 from ctypes import POINTER, c_size_t, c_uint, c_void_p
@@ -119,14 +132,7 @@ n = 1 << 20  # ints: 4 MiB, the staging size, so that the whole buffer still goe
 k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
 buf = cl.Buffer(ctx, mf.READ_WRITE, 4 * n)
 wo = cl.Buffer(ctx, mf.READ_WRITE | mf.HOST_WRITE_ONLY, 4 * n)
-ocl = ctypes.CDLL("libOpenCL.so.1")
-enqueue, finish = ocl.clEnqueueNDRangeKernel, ocl.clFinish
-enqueue.argtypes = [c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_size_t), c_void_p, c_uint, c_void_p, c_void_p]
-finish.argtypes = [c_void_p]
-read, write = ocl.clEnqueueReadBuffer, ocl.clEnqueueWriteBuffer
-for f in (read, write):
-    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, c_void_p]
-current = []
+""" + LOADER + r"""current = []
 def launch(b, items):
     if current != [b]:  # a new argument: the next launch is Python's, which prepares C's
         k.set_arg(0, b)
@@ -268,3 +274,42 @@ def test_transfers_from_mapped_memory_with_events_take_the_fast_path(python_with
     # every read (its event made by Python, the wait in C) but the first, which prepares C's, and
     # every write (no event)
     assert transfers >= 38 and waits >= 19, result.stdout  # seen: 39, 19
+
+
+SUB_BUFFER_CODE = r"""
+import ctypes
+from ctypes import POINTER, c_size_t, c_uint, c_void_p
+import numpy as np, pyopencl as cl
+p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(p.get_devices()); q = cl.CommandQueue(ctx)
+n = 1 << 16
+align = p.get_devices()[0].mem_base_addr_align // 8
+buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * n)
+sub = buf.get_sub_region(align * 4, 4 * 1024)
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+k.set_arg(0, sub)
+""" + LOADER + r"""base = np.arange(n, dtype=np.int32)
+assert write(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, base.ctypes.data, 0, None, None) == 0
+size = (c_size_t * 1)(1024)
+vals = np.arange(1024, dtype=np.int32) * 7
+assert write(q.int_ptr, sub.int_ptr, 1, 0, 4096, vals.ctypes.data, 0, None, None) == 0  # python, prepares
+for i in range(5):
+    assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
+    got = np.zeros(1000, np.int32)
+    assert read(q.int_ptr, sub.int_ptr, 1, 96, 4000, got.ctypes.data, 0, None, None) == 0
+    assert (got == vals[24:1024] + 1).all(), (i, got[:4])
+    assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
+    assert write(q.int_ptr, sub.int_ptr, 1, 0, 4096, vals.ctypes.data, 0, None, None) == 0
+finish(q.int_ptr)
+whole = np.zeros(n, np.int32); cl.enqueue_copy(q, whole, buf)
+expect = base.copy(); expect[align:align + 1024] = vals
+assert (whole == expect).all()
+from vkcl.api import handles
+print("transfers", handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c.transfers)
+"""
+
+
+def test_transfers_of_a_sub_buffer_take_the_fast_path(python_with_icd):
+    (transfers,) = _counts(python_with_icd(SUB_BUFFER_CODE), "transfers")
+    # the reads and writes of the sub-buffer after its launches, at its offset in the parent
+    assert transfers >= 6, transfers  # seen: 8
