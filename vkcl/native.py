@@ -64,7 +64,7 @@ COPY_THREADS = config.get("copy_threads") or max(1, min(8, (os.cpu_count() or 1)
 def host_copy(their_ffi, dst, src, n: int) -> None:
     """memcpy of n bytes between two pointers of `their_ffi` (the `vulkan` package's or the
     ICD's), on several threads when large."""
-    if (lib is None or COPY_THREADS == 1 or n < (4 << 20) or not isinstance(dst, their_ffi.CData)
+    if (lib is None or COPY_THREADS == 1 or n < (1 << 20) or not isinstance(dst, their_ffi.CData)
             or not isinstance(src, their_ffi.CData)):  # a Python buffer (bytes): memmove reads it
         their_ffi.memmove(dst, src, n)
         return

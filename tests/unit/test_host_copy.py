@@ -1,5 +1,6 @@
 """icd/host_copy.c, the multi-threaded copy of staged transfers, compiled on its own: every byte
-lands, for sizes that do not split evenly and for any thread count."""
+lands, for sizes that do not split evenly, for any thread count, with several callers at once
+and in a forked child."""
 import subprocess
 from pathlib import Path
 
@@ -9,10 +10,46 @@ DRIVER = r"""
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "host_copy.c"
+
+/* A caller of its own: copies of its own buffers, checked; 1 on a wrong byte. */
+static void *caller(void *arg)
+{
+    size_t n = (size_t)arg;
+    unsigned char *src = malloc(n), *dst = malloc(n);
+    for (size_t i = 0; i < n; i++) src[i] = (unsigned char)(i * 7 + n);
+    for (int r = 0; r < 50; r++) {
+        memset(dst, 0, n);
+        vkcl_host_copy(dst, src, n, 4);
+        if (memcmp(dst, src, n) != 0)
+            return (void *)1;
+    }
+    free(src);
+    free(dst);
+    return NULL;
+}
+
+static int concurrent(void)
+{
+    pthread_t t[3];
+    size_t sizes[3] = {(1u << 20) + 3, 3u << 19, (5u << 18) + 4096};
+    int bad = 0;
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, caller, (void *)sizes[i]);
+    for (int i = 0; i < 3; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad |= r != NULL;
+    }
+    return bad;
+}
+
 int main(void)
 {
-    size_t sizes[] = {0, 1, 4095, (1u << 20) - 1, (1u << 20) * 3 + 17, (37u << 20) + 4097};
+    size_t sizes[] = {0, 1, 4095, (256u << 10) * 3, (512u << 10) + 1, (1u << 20) - 1, (1u << 20) * 3 + 17,
+                      (37u << 20) + 4097};
     int threads[] = {0, 1, 2, 3, 8, 16, 64};
     size_t max = (37u << 20) + 4097;
     unsigned char *src = malloc(max + 64), *dst = malloc(max + 64);
@@ -27,6 +64,19 @@ int main(void)
                 return 1;
             }
         }
+    if (concurrent()) {
+        printf("FAIL concurrent callers\n");
+        return 1;
+    }
+    pid_t pid = fork();  /* the helpers are running: the child must start its own */
+    if (pid == 0)
+        _exit(concurrent());
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        printf("FAIL in a forked child\n");
+        return 1;
+    }
     printf("ok\n");
     return 0;
 }
