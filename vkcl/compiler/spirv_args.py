@@ -59,7 +59,7 @@ class _Module:
         self.last_import = self.first_function = None
         self.kernels: dict[int, int] = {}  # kernel function -> clspv Kernel instruction id
         self.pods: dict[int, list[tuple[int, int]]] = {}  # clspv Kernel id -> (offset, size) of its PODs
-        self.conversions: list[tuple] = []  # (position, function, result, variable, offset, type, kind)
+        self.conversions: list[tuple] = []  # (position, function, result, variable, offset, kind)
         self._walk(words)
 
     def _walk(self, w: array) -> None:
