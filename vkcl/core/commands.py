@@ -67,7 +67,8 @@ class Barrier(Command):
         vkc.full_barrier(cb)
 
 
-# Transfers at least this large go straight between the application's pages and the GPU.
+# Transfers at least this large may import the application's pages so that the GPU copies them
+# directly (vkcl's own mapped memory is copied directly at any size).
 DIRECT_TRANSFER_MIN = 4 << 20
 # Large reads go through staging, copied out on this many threads or more (else: imported pages).
 STAGED_READ_THREADS = 4
