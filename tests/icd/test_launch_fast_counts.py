@@ -105,6 +105,18 @@ def test_profiled_waits_for_events_take_the_fast_path(python_with_icd):
     assert launches >= 290 and waits >= 290, result.stdout
 
 
+# What the transfer snippets start with: vkcl's context, through pyopencl.
+CONTEXT = r"""
+import ctypes
+from ctypes import POINTER, byref, c_size_t, c_uint, c_uint64, c_void_p
+import numpy as np
+import pyopencl as cl
+
+p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(p.get_devices())
+"""
+
+
 # The loader's entry points through ctypes: a second ICD loader in the process, on pyopencl's
 # objects, so that calls reach vkcl's C entry points as an application's do.
 LOADER = r"""
@@ -118,14 +130,7 @@ for f in (read, write):
 """
 
 
-TRANSFER_CODE = r"""
-import ctypes
-from ctypes import POINTER, c_size_t, c_uint, c_void_p
-import numpy as np
-import pyopencl as cl
-
-p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-ctx = cl.Context(p.get_devices())
+TRANSFER_CODE = CONTEXT + r"""
 q = cl.CommandQueue(ctx)
 mf = cl.mem_flags
 n = 1 << 20  # ints: 4 MiB, the staging size, so that the whole buffer still goes through C
@@ -205,14 +210,7 @@ def test_blocking_transfers_after_launches_take_the_fast_path(python_with_icd):
     assert launches >= 85 and transfers >= 87, result.stdout  # seen: 91, 89
 
 
-NONBLOCKING_CODE = r"""
-import ctypes
-from ctypes import POINTER, byref, c_size_t, c_uint, c_uint64, c_void_p
-import numpy as np
-import pyopencl as cl
-
-p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-ctx = cl.Context(p.get_devices())
+NONBLOCKING_CODE = CONTEXT + r"""
 q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
 mf = cl.mem_flags
 n = 1 << 18
@@ -276,12 +274,8 @@ def test_transfers_from_mapped_memory_with_events_take_the_fast_path(python_with
     assert transfers >= 38 and waits >= 19, result.stdout  # seen: 39, 19
 
 
-SUB_BUFFER_CODE = r"""
-import ctypes
-from ctypes import POINTER, c_size_t, c_uint, c_void_p
-import numpy as np, pyopencl as cl
-p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-ctx = cl.Context(p.get_devices()); q = cl.CommandQueue(ctx)
+SUB_BUFFER_CODE = CONTEXT + r"""
+q = cl.CommandQueue(ctx)
 n = 1 << 16
 align = p.get_devices()[0].mem_base_addr_align // 8
 buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * n)

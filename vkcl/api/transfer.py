@@ -57,6 +57,12 @@ def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
     give_event(ev, event)
 
 
+def _prepare_fast(q, mem) -> None:
+    """After a read or write on this path: C may do the next ones (core/fastpath.py)."""
+    if q.fast is not None and mem.fast_buffer is None:
+        fastpath.prepare_transfer(q, mem)
+
+
 def enqueue_read_buffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events, event_wait_list, event):
     q = resolve_queue(command_queue)
     mem = _mem(q, buffer)
@@ -69,8 +75,7 @@ def enqueue_read_buffer(command_queue, buffer, blocking_read, offset, size, ptr,
         _host_copy(q, cl.CL_COMMAND_READ_BUFFER, ptr, mem.region(q.vk).host_ptr + offset, size, event)
     else:
         _submit(q, cmds.ReadBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_read, event)
-    if q.fast is not None and mem.fast_write is None:
-        fastpath.prepare_transfer(q, mem)  # C does the next ones it can
+    _prepare_fast(q, mem)
 
 
 def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events, event_wait_list,
@@ -86,8 +91,7 @@ def enqueue_write_buffer(command_queue, buffer, blocking_write, offset, size, pt
         _host_copy(q, cl.CL_COMMAND_WRITE_BUFFER, mem.region(q.vk).host_ptr + offset, ptr, size, event)
     else:
         _submit(q, cmds.WriteBuffer(q.vk, mem, [(0, offset, size)], ptr), waits, blocking_write, event)
-    if q.fast is not None and mem.fast_write is None:
-        fastpath.prepare_transfer(q, mem)  # C does the next ones it can
+    _prepare_fast(q, mem)
 
 
 def _overlap(a: MemObject, a_off: int, b: MemObject, b_off: int, size: int) -> bool:

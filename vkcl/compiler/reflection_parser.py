@@ -7,16 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from vkcl.compiler import spirv
+from vkcl.compiler import spirv, spirv_args
 from vkcl.compiler.reflection import (
     _ARG_LAYOUT, _IMAGE_METADATA, _PUSH_CONSTANTS, DESCRIPTOR_TYPES, INSTRUCTIONS, ArgReflection,
     Binding, ConstantData, KernelReflection, LiteralSampler, Location, PrintfBuffer, PrintfInfo,
     ProgramReflection, RawInstruction, ReflectionError, clean_attributes)
 
 IMPORT_PREFIX = "NonSemantic.ClspvReflection."
-# vkcl's own instructions (vkcl.compiler.spirv_args): operand ids as in clspv's set.
-VKCL_IMPORT = "NonSemantic.vkcl.Reflection.1"
-VKCL_PUSH_CONSTANT_CONVERSION = 1
 
 
 class _State:
@@ -219,11 +216,11 @@ def decode(spirv_bytes: bytes) -> ProgramReflection:
                 set_id = words[pos + 1]
                 version = int(name[len(IMPORT_PREFIX):] or 0) if name[len(IMPORT_PREFIX):].isdigit() else 0
                 st = _State(version)
-            elif name == VKCL_IMPORT:
+            elif name == spirv_args.IMPORT_NAME:  # vkcl's own instructions: ids as in clspv's
                 vkcl_set = words[pos + 1]
         elif op == spirv.OP_EXT_INST and st is not None and words[pos + 3] == vkcl_set:
             ops = [_resolve(i, strings, constants, st.results) for i in words[pos + 5:pos + count]]
-            if words[pos + 4] == VKCL_PUSH_CONSTANT_CONVERSION:
+            if words[pos + 4] == spirv_args.PUSH_CONSTANT_CONVERSION:
                 _push_constant_conversion(st, ops)
         elif op == spirv.OP_EXT_INST and st is not None and words[pos + 3] == set_id:
             number, rid = words[pos + 4], words[pos + 2]
@@ -248,9 +245,7 @@ def _push_constant_conversion(st: _State, ops: list) -> None:
     if len(ops) < 4:
         raise ReflectionError(f"PushConstantConversion: too few operands ({len(ops)})")
     dst, src, kind = (_int(v) for v in ops[1:4])
-    bits, signedness = kind >> 8, kind & 0xFF
-    fmt = {(16, 0): "e", (32, 0): "f", (8, 1): "b", (16, 1): "h", (32, 1): "i", (8, 2): "B", (16, 2): "H",
-           (32, 2): "I"}.get((bits, signedness))
+    fmt = spirv_args.source_format(kind)
     if fmt is None:
         raise ReflectionError(f"PushConstantConversion: unknown source type {kind:#x}")
     st.kernel(ops[0]).push_constant_conversions.append((dst, src, fmt))

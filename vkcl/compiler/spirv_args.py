@@ -39,9 +39,20 @@ CLSPV_KERNEL, CLSPV_POD_PUSH_CONSTANT = 1, 7
 # Decorations of a conversion that mean nothing for its exact result (clspv adds NoContraction):
 # FPRoundingMode, FPFastMathMode, NoContraction. They go with the conversion.
 _ARITHMETIC_DECORATIONS = {39, 40, 42}
+_TYPES = {spirv.OP_TYPE_INT, spirv.OP_TYPE_FLOAT, spirv.OP_TYPE_VECTOR, spirv.OP_TYPE_ARRAY, spirv.OP_TYPE_STRUCT,
+          spirv.OP_TYPE_POINTER}
 _GLOBAL_VALUES = {1, 44, 46, 51}  # OpUndef, OpConstantComposite, OpConstantNull, OpSpecConstantComposite
 _COMPOSITE_TYPES = {spirv.OP_TYPE_VECTOR, spirv.OP_TYPE_ARRAY, spirv.OP_TYPE_RUNTIME_ARRAY, spirv.OP_TYPE_STRUCT, 33}
 _TO_DOUBLE = {OP_F_CONVERT: KIND_FLOAT, OP_CONVERT_S_TO_F: KIND_SIGNED, OP_CONVERT_U_TO_F: KIND_UNSIGNED}
+# source type (bits << 8 | kind) -> its Python struct format, for the runtime
+_FORMATS = {16 << 8 | KIND_FLOAT: "e", 32 << 8 | KIND_FLOAT: "f", 8 << 8 | KIND_SIGNED: "b", 16 << 8 | KIND_SIGNED: "h",
+            32 << 8 | KIND_SIGNED: "i", 8 << 8 | KIND_UNSIGNED: "B", 16 << 8 | KIND_UNSIGNED: "H",
+            32 << 8 | KIND_UNSIGNED: "I"}
+
+
+def source_format(source_type: int) -> str | None:
+    """The struct format of a PushConstantConversion's source type; None if unknown."""
+    return _FORMATS.get(source_type)
 
 
 class _Module:
@@ -67,9 +78,7 @@ class _Module:
         values: dict[int, tuple] = {}    # value id -> (variable, offset, type in the block's layout)
         function = None
         for pos, op, n in spirv.instructions(w):
-            if op in (spirv.OP_TYPE_INT, spirv.OP_TYPE_FLOAT):
-                self.types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + n]))
-            elif op in (spirv.OP_TYPE_VECTOR, spirv.OP_TYPE_ARRAY, spirv.OP_TYPE_STRUCT, spirv.OP_TYPE_POINTER):
+            if op in _TYPES:
                 self.types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + n]))
             elif op == OP_TYPE_VOID:
                 self.void = w[pos + 1]

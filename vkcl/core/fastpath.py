@@ -30,7 +30,7 @@ _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants",
 # Blocking reads and writes up to this size go through C and the queue's staging memory.
 STAGING_SIZE = 4 << 20
 
-_objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastWrite, while current
+_objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastBuffer, while current
 _queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
 
 
@@ -147,7 +147,7 @@ class FastQueue:
                     fq.ev[i] = ffi.NULL
 
     def uses(self, obj) -> bool:
-        """Whether the open batch used `obj` (a FastLaunch or a FastWrite). Under the lock."""
+        """Whether the open batch used `obj` (a FastLaunch or a FastBuffer). Under the lock."""
         fq = self.c
         return any(int(native.ffi.cast("uintptr_t", fq.used[i])) == obj.key for i in range(fq.nused))
 
@@ -212,7 +212,7 @@ def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
 
 
 def _register(handle, obj) -> bool:
-    """Let C find `obj` (a FastLaunch or FastWrite) by the handle; False when its table is full."""
+    """Let C find `obj` (a FastLaunch or FastBuffer) by the handle; False when its table is full."""
     _objects[obj.key] = obj
     if native.lib.vkcl_fast_set(handle, obj.c):
         return True
@@ -236,7 +236,7 @@ def drop(kernel) -> None:
             fast.dropped.append(launch)
 
 
-class FastWrite(_CState):
+class FastBuffer(_CState):
     """A buffer C may read and write (vkcl_fastm_t): its bytes on one device, and what its
     host-access flags allow."""
 
@@ -257,28 +257,28 @@ class FastWrite(_CState):
 def prepare_transfer(queue, mem) -> None:
     """After a slow-path read or write of `mem`: let C do the next small non-blocking writes
     (vkCmdUpdateBuffer) and blocking reads and writes (through the queue's staging memory)."""
-    if (queue.fast is None or queue.fast.handle is None or mem.handle is None or mem.fast_write is not None or
+    if (queue.fast is None or queue.fast.handle is None or mem.handle is None or mem.fast_buffer is not None or
             mem.flags & (cl.CL_MEM_USE_HOST_PTR | cl.CL_MEM_HOST_NO_ACCESS)):
         return
-    new = FastWrite(mem, queue.vk)
+    new = FastBuffer(mem, queue.vk)
     if _register(mem.handle, new):
-        mem.fast_write = new
+        mem.fast_buffer = new
 
 
-def _drop_write(mem) -> None:
-    write, mem.fast_write = mem.fast_write, None
+def _drop_buffer(mem) -> None:
+    buf, mem.fast_buffer = mem.fast_buffer, None
     native.lib.vkcl_fast_remove(mem.handle)
-    _objects.pop(write.key, None)
+    _objects.pop(buf.key, None)
     for fast in list(_queues):
         with fast.queue.lock:
-            if fast.c is not None and fast.uses(write):
-                fast.dropped.append(write)
+            if fast.c is not None and fast.uses(buf):
+                fast.dropped.append(buf)
 
 
 def mem_released(mem) -> None:
     """The application released `mem` (its last reference): drop what C may do with it."""
-    if mem.fast_write is not None:
-        _drop_write(mem)
+    if mem.fast_buffer is not None:
+        _drop_buffer(mem)
     for launch in [x for x in _objects.values() if isinstance(x, FastLaunch) and any(m is mem for m in x.mems)]:
         if launch.kernel.fast_launch is launch:
             drop(launch.kernel)

@@ -46,7 +46,7 @@ class Mapping:
 
 class MemObject(CLObject):
     mem_type = cl.CL_MEM_OBJECT_BUFFER
-    fast_write = None  # core.fastpath.FastWrite: small writes C may do
+    fast_buffer = None  # core.fastpath.FastBuffer: reads and writes C may do
 
     def __init__(self, context, flags: int, size: int, host_ptr: int, properties: list[int]):
         super().__init__()
