@@ -422,7 +422,8 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
 
 static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
 static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
-                              size_t size, void *ptr, int reading, cl_event *event);
+                              size_t size, void *ptr, int reading, cl_event *event, cl_uint command_type,
+                              int own_only);
 
 /* A non-blocking clEnqueueWriteBuffer of at most 64 KiB, 4-byte aligned, without a wait list or
  * an event: vkCmdUpdateBuffer, which copies the bytes into the command buffer now. Others
@@ -434,7 +435,8 @@ static int vkcl_fast_enqueue_write_buffer(cl_int *ret, cl_command_queue queue, c
     if (num_events || wait_list)
         return 0;
     if (blocking || event || size > 65536 || ((offset | size) & 3))
-        return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, (void *)ptr, 0, event);
+        return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, (void *)ptr, 0, event,
+                                  CL_COMMAND_WRITE_BUFFER, 0);
     if (!ptr || size == 0)
         return 0;
     vkcl_fastm_t *fm;
@@ -457,20 +459,31 @@ static int vkcl_fast_enqueue_read_buffer(cl_int *ret, cl_command_queue queue, cl
 {
     if (num_events || wait_list)
         return 0;
-    return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, ptr, 1, event);
+    return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, ptr, 1, event, CL_COMMAND_READ_BUFFER, 0);
+}
+
+/* Python's clEnqueueMapBuffer and clEnqueueUnmapMemObject of a buffer the host does not see
+ * (vkcl/api/transfer.py): the copy between it and the mapping's staging memory, which is vkcl's
+ * own mapped memory, as a fast transfer of `command_type`. 1 when C did it (*ret set), 0 when
+ * Python must record it. */
+int vkcl_fast_map_copy(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset, size_t size,
+                       void *host, int reading, cl_event *event, cl_uint command_type)
+{
+    return vkcl_fast_transfer(ret, queue, buffer, blocking, offset, size, host, reading, event, command_type, 1);
 }
 
 void vkcl_host_copy(void *dst, const void *src, size_t n, int threads);
 
 /* A read or write of a buffer as one GPU copy in the open batch (after what C and Python put
  * there), its event made by Python when the application asks for one. The host side is copied
- * directly when it lies in vkcl's own mapped memory, at any size; otherwise, for a blocking
- * transfer of at most the staging size, it goes through the queue's staging memory, with the
- * host copying between it and `ptr` before (write) or after (read). A blocking transfer needs
+ * directly when it lies in vkcl's own mapped memory, at any size; otherwise (unless `own_only`),
+ * for a blocking transfer of at most the staging size, it goes through the queue's staging
+ * memory, with the host copying between it and `ptr` before (write) or after (read). A blocking transfer needs
  * all the queue's earlier work in the open batch, which then runs as in clFinish. On a device
  * whose memory the host sees, an empty batch leaves it to Python, which then copies directly. */
 static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
-                              size_t size, void *ptr, int reading, cl_event *event)
+                              size_t size, void *ptr, int reading, cl_event *event, cl_uint command_type,
+                              int own_only)
 {
     vkcl_fastm_t *fm;
     vkcl_fastq_t *fq = vkcl_fast_lookup(queue, buffer, VKCL_FASTM_MAGIC, (void **)&fm);
@@ -480,7 +493,7 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
     uint64_t host_offset = fq->staging_offset;
     void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset);
     int staged = !host;
-    if (staged && (!blocking || !fq->staging || size > fq->staging_size))
+    if (staged && (own_only || !blocking || !fq->staging || size > fq->staging_size))
         return 0;  /* the staging memory serves one transfer at a time */
     if (!vkcl_fast_open(fq, &fm->head))
         return 0;
@@ -489,7 +502,7 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
     }
-    if (!vkcl_fast_begin(fq, queue, event, reading ? CL_COMMAND_READ_BUFFER : CL_COMMAND_WRITE_BUFFER, &query, ret)) {
+    if (!vkcl_fast_begin(fq, queue, event, command_type, &query, ret)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }

@@ -40,6 +40,9 @@ SETTINGS = [
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
     Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
+    Setting("map_device_memory", _bool, True, "map memory objects' memory where the device's memory is "
+            "host-visible (lavapipe, integrated GPUs); off, it is left unmapped as a discrete GPU's (tests "
+            "of those paths)"),
     Setting("copy_threads", int, 0, "threads for large host copies of staged transfers (0: half the CPUs, "
             "up to 8)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "

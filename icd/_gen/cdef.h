@@ -112,6 +112,7 @@ void vkcl_fast_remove(const void *);
 void vkcl_host_copy(void *, const void *, size_t, int);
 int vkcl_host_block_add(void *, void *, void *, uint64_t);
 void vkcl_host_block_remove(void *);
+int vkcl_fast_map_copy(cl_int *, cl_command_queue, cl_mem, int, size_t, size_t, void *, int, cl_event *, cl_uint);
 int32_t vkcl_wait_timeline(void *, void *, void *, void *, uint64_t, uint64_t, uint64_t);
 extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *, int *, cl_uint);
 extern "Python" cl_int vkcl_py_fast_events_done(cl_command_queue, uint64_t);

@@ -307,3 +307,91 @@ def test_transfers_of_a_sub_buffer_take_the_fast_path(python_with_icd):
     (transfers,) = _counts(python_with_icd(SUB_BUFFER_CODE), "transfers")
     # the reads and writes of the sub-buffer after its launches, at its offset in the parent
     assert transfers >= 6, transfers  # seen: 8
+
+
+MAP_CODE = CONTEXT + r"""
+q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+mf = cl.mem_flags
+n = 1 << 18
+prog = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build()
+buf = cl.Buffer(ctx, mf.READ_WRITE, 4 * n)
+other = cl.Buffer(ctx, mf.READ_WRITE, 4 * n)  # launched on while `buf` is mapped
+kernels = {}
+for b in (buf, other):
+    kernels[b] = prog.bump
+    kernels[b].set_arg(0, b)
+""" + LOADER + r"""mapb, unmap = ocl.clEnqueueMapBuffer, ocl.clEnqueueUnmapMemObject
+mapb.argtypes = [c_void_p, c_void_p, c_uint, c_uint64, c_size_t, c_size_t, c_uint, c_void_p, POINTER(c_void_p),
+                 POINTER(ctypes.c_int)]
+mapb.restype = c_void_p
+unmap.argtypes = [c_void_p, c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_void_p)]
+info, prof, release = ocl.clGetEventInfo, ocl.clGetEventProfilingInfo, ocl.clReleaseEvent
+info.argtypes = [c_void_p, c_uint, c_size_t, c_void_p, c_void_p]
+prof.argtypes = [c_void_p, c_uint, c_size_t, c_void_p, c_void_p]
+release.argtypes = [c_void_p]
+READ, WRITE, INVALIDATE = 1, 2, 4
+def launch(b):
+    assert enqueue(q.int_ptr, kernels[b].int_ptr, 1, None, (c_size_t * 1)(n), None, 0, None, None) == 0
+def check_event(ev, command_type):
+    kind, status, times = c_uint(), ctypes.c_int(), [c_uint64() for _ in range(4)]
+    assert info(ev, 0x11D1, 4, byref(kind), None) == 0 and kind.value == command_type, hex(kind.value)
+    assert info(ev, 0x11D3, 4, byref(status), None) == 0 and status.value == 0  # CL_COMPLETE
+    for t, which in zip(times, (0x1280, 0x1281, 0x1282, 0x1283)):  # QUEUED .. END
+        assert prof(ev, which, 8, byref(t), None) == 0
+    assert 0 < times[0].value <= times[1].value <= times[2].value <= times[3].value, [t.value for t in times]
+    assert release(ev) == 0
+want = np.arange(n, dtype=np.int32)
+assert write(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, want.ctypes.data, 0, None, None) == 0  # Python's; prepares C's
+for b in (buf, other, buf, other):  # the second launch of each prepares C's
+    launch(b)
+want += 2
+assert finish(q.int_ptr) == 0
+from vkcl.api import handles
+fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
+before = fast.transfers
+rng = np.random.default_rng(2)
+err = ctypes.c_int()
+for i in range(24):
+    launch(buf)  # C's launch: the map's copy follows it in the batch
+    want += 1
+    off = int(rng.integers(0, n - 1)) if i % 3 else 0
+    count = int(rng.integers(1, n - off + 1)) if i % 3 else n
+    ev = c_void_p()
+    ptr = mapb(q.int_ptr, buf.int_ptr, 1, READ | WRITE, 4 * off, 4 * count, 0, None, byref(ev) if i % 2 else None,
+               byref(err))
+    assert err.value == 0 and ptr
+    got = np.ctypeslib.as_array(ctypes.cast(ptr, POINTER(ctypes.c_int32)), (count,))
+    assert (got == want[off:off + count]).all(), (i, off, count, got[:4])
+    if i % 2:
+        check_event(ev, 0x11FB)  # CL_COMMAND_MAP_BUFFER
+    got[:] = rng.integers(0, 1 << 30, size=count, dtype=np.int32)
+    want[off:off + count] = got
+    launch(other)  # the open batch is not empty: on a device whose memory the host sees, C copies only then
+    ev = c_void_p()
+    assert unmap(q.int_ptr, buf.int_ptr, ptr, 0, None, byref(ev) if i % 4 == 1 else None) == 0
+    if i % 4 == 1:
+        assert finish(q.int_ptr) == 0
+        check_event(ev, 0x11FD)  # CL_COMMAND_UNMAP_MEM_OBJECT
+    if i % 5 == 4:  # a write-invalidate map has nothing to copy in; its unmap copies out
+        assert finish(q.int_ptr) == 0
+        ptr = mapb(q.int_ptr, buf.int_ptr, 1, INVALIDATE, 0, 4 * n, 0, None, None, byref(err))
+        assert err.value == 0 and ptr
+        got = np.ctypeslib.as_array(ctypes.cast(ptr, POINTER(ctypes.c_int32)), (n,))
+        got[:] = want = rng.integers(0, 1 << 30, size=n, dtype=np.int32)
+        launch(other)
+        assert unmap(q.int_ptr, buf.int_ptr, ptr, 0, None, None) == 0
+assert finish(q.int_ptr) == 0
+final = np.zeros(n, np.int32)
+assert read(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, final.ctypes.data, 0, None, None) == 0
+assert (final == want).all()
+print("transfers", fast.transfers - before)
+"""
+
+
+def test_maps_of_a_device_buffer_copy_through_the_fast_path(python_with_icd):
+    """A map's copy in and an unmap's copy out are C's transfers into and out of the mapping's
+    staging memory; the map is then complete, with its event's times."""
+    # lavapipe's memory is host-visible: unmapped, as a discrete GPU's, maps go through staging
+    (transfers,) = _counts(python_with_icd(MAP_CODE, env={"VKCL_MAP_DEVICE_MEMORY": "0"}), "transfers")
+    # each map (24) and unmap (24, and 4 of write-invalidated maps)
+    assert transfers >= 50, transfers  # seen: 52

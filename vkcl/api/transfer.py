@@ -4,7 +4,7 @@ from __future__ import annotations
 from vkcl import native
 from vkcl._gen import cl
 from vkcl.api import handles
-from vkcl.api.event import finish_blocking, give_event, wait_list
+from vkcl.api.event import finish_blocking, give_event, release_event, wait_list
 from vkcl.api.memory import resolve as resolve_mem
 from vkcl.api.queue import resolve as resolve_queue
 from vkcl.core import commands as cmds, fastpath
@@ -270,7 +270,9 @@ def enqueue_map_buffer(command_queue, buffer, blocking_map, map_flags, offset, s
     if map_flags & (cl.CL_MAP_WRITE | cl.CL_MAP_WRITE_INVALIDATE_REGION):
         _host_access(mem, False)
     cmd = cmds.MapBuffer(q.vk, mem, map_flags, offset, size)
-    _submit(q, cmd, waits, blocking_map, event)
+    if waits or not (_at_once(q, cmd, event) or blocking_map and _fast_map_copy(q, mem, cmd, offset, True, event)):
+        _submit(q, cmd, waits, blocking_map, event)
+        _prepare_fast(q, mem)
     return cmd.pointer
 
 
@@ -281,7 +283,44 @@ def enqueue_unmap_mem_object(command_queue, memobj, mapped_ptr, num_events, even
     mapping = mem.take_mapping(int(handles.ffi.cast("uintptr_t", mapped_ptr)))
     if mapping is None:
         raise CLError(cl.CL_INVALID_VALUE, "pointer not mapped from this memory object")
-    _submit(q, cmds.UnmapBuffer(q.vk, mem, mapping), waits, False, event)
+    cmd = cmds.UnmapBuffer(q.vk, mem, mapping)
+    if waits or not (_at_once(q, cmd, event) or _fast_map_copy(q, mem, cmd, mapping.offset, False, event)):
+        _submit(q, cmd, waits, False, event)
+
+
+def _at_once(q, cmd, event) -> bool:
+    """A map or unmap without a wait list with nothing for the GPU to do (the buffer is
+    host-visible, the region invalidated, or the mapping read-only), on a queue with nothing
+    pending: done on the host now, without a batch to submit and wait for."""
+    if cmd.gpu_work or not q.idle():
+        return False
+    ev = Event(q.context, q, cmd.command_type)
+    cmd.complete()
+    ev.set_status(COMPLETE)
+    give_event(ev, event)
+    return True
+
+
+def _fast_map_copy(q, mem, cmd, offset: int, reading: bool, event) -> bool:
+    """A map's or unmap's copy between the buffer and the mapping's staging memory, done by C
+    (core/fastpath.py, map_copy); a blocking map's completes before this returns. False when C
+    left it to Python."""
+    if len(cmd.copies) != 1:
+        return False
+    size = cmd.copies[0][2]
+    own = event == handles.NULL
+    event_ptr = handles.ffi.new("cl_event *") if own else event
+    code = fastpath.map_copy(q, mem, cmd.staging, offset, size, reading, reading, event_ptr, cmd.command_type,
+                             cmd.complete)
+    if code is None:
+        return False
+    if own and event_ptr[0] != handles.NULL:  # the event C needed, which the application did not ask for
+        release_event(event_ptr[0])
+    if code != cl.CL_SUCCESS:
+        if reading and cmd.mem is not None:
+            cmd.discard()  # the mapping is not made
+        raise CLError(code, "the fast path's copy failed")
+    return True
 
 
 MIGRATE_FLAGS = cl.CL_MIGRATE_MEM_OBJECT_HOST | cl.CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED

@@ -50,10 +50,19 @@ class Marker(Command):
 class FastCommand(Command):
     """Stands in its batch for a launch or a transfer the C fast path recorded
     (core/fastpath.py), so that its event completes with the batch; the GPU work is already in
-    the batch."""
+    the batch. `host_done`: the host side of a map or unmap C copied for, run on completion."""
 
-    def __init__(self, command_type: int):
+    host_done = None
+
+    def __init__(self, command_type: int, host_done=None):
         self.command_type = command_type
+        self.host_done = host_done
+
+    def complete(self) -> None:
+        if self.host_done is not None:
+            self.host_done()
+
+    discard = complete
 
 
 class Barrier(Command):

@@ -265,6 +265,29 @@ def prepare_transfer(queue, mem) -> None:
         mem.fast_buffer = new
 
 
+def map_copy(queue, mem, staging, offset: int, size: int, reading: bool, blocking: bool, event, command_type: int,
+             host_done) -> int | None:
+    """The copy of a map (`reading`: buffer -> staging) or an unmap (staging -> buffer) done by
+    C as a fast transfer of `command_type` (icd/fast_path.c, vkcl_fast_map_copy), its event
+    made through CommandQueue.fast_event, whose command runs `host_done` once complete.
+    `event` must not be NULL (a map or unmap always gets an event, given away or released).
+    The CL code C returned, or None when C left it to Python (then nothing was recorded)."""
+    fast = queue.fast
+    if fast is None or fast.handle is None or mem.fast_buffer is None or staging.host_ptr is None:
+        return None
+    ffi = native.ffi
+    ret = ffi.new("cl_int *")
+    host = ffi.cast("void *", int(vk.ffi.cast("uintptr_t", staging.host_ptr)))
+    with queue.lock:
+        queue.fast_host_done = host_done
+        try:
+            done = native.lib.vkcl_fast_map_copy(ret, fast.handle, mem.handle, int(blocking), offset, size, host,
+                                                 int(reading), event, command_type)
+        finally:
+            queue.fast_host_done = None
+    return ret[0] if done else None
+
+
 def _drop_buffer(mem) -> None:
     buf, mem.fast_buffer = mem.fast_buffer, None
     native.lib.vkcl_fast_remove(mem.handle)

@@ -37,6 +37,8 @@ class Batch:
 
 
 class CommandQueue(CLObject):
+    fast_host_done = None  # what the next fast event's command does on the host when complete
+
     def __init__(self, context, device, properties: int, raw_properties: list[int], size: int = 0):
         super().__init__()
         self.context = context
@@ -89,7 +91,8 @@ class CommandQueue(CLObject):
         """The event of a command C is recording into the open batch now (it holds the lock):
         a command with nothing to record, completed with the batch."""
         ev = Event(self.context, self, command_type)
-        cmd = FastCommand(command_type)
+        cmd = FastCommand(command_type, self.fast_host_done)
+        self.fast_host_done = None
         cmd.event = ev
         b = self.batch
         b.commands.append(cmd)

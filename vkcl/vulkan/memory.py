@@ -20,7 +20,7 @@ from vkcl._gen import cl
 from vkcl.vulkan import memory_vk as raw
 from vkcl.vulkan.check import VulkanError
 from vkcl.vulkan.memory_pool import Block, ImportedPool, Pool
-from vkcl.vulkan.memory_types import HOST_COHERENT, MemoryKind, candidate_types, import_type
+from vkcl.vulkan.memory_types import HOST_COHERENT, HOST_VISIBLE, MemoryKind, candidate_types, import_type
 
 __all__ = ["MemoryKind", "Allocation", "AllocationFailed", "Allocator", "allocator_for"]
 
@@ -108,23 +108,27 @@ class Allocator:
         self._importer: raw.HostImporter | None = None
 
         allowed, base_align = self._probe_requirements()
-        self._pools: dict[int, Pool] = {}
+        self._pools: dict = {}  # memory type index (or (index, "unmapped")) -> Pool
         self._kinds: dict[MemoryKind, _KindState] = {}
+        unmapped_device = pd.is_uma and not config.get("map_device_memory")
         for kind in MemoryKind:
             types = candidate_types(kind, pd.memory_types, pd.memory_heaps, allowed, pd.is_uma)
             if not types:  # not seen: the spec promises a device-local and a host-coherent type
                 _log.warning("no memory type suits %s memory; using any the buffers allow", kind.name)
                 types = [t for t in range(len(pd.memory_types)) if allowed >> t & 1]
+            unmapped = unmapped_device and kind is MemoryKind.DEVICE
             pools = []
             for t in types:
-                pool = self._pools.get(t)
+                key = (t, "unmapped") if unmapped else t
+                pool = self._pools.get(key)
                 if pool is None:
                     flags, heap = pd.memory_types[t]
                     gran = self.granularity if flags & HOST_COHERENT else max(self.granularity, self._atom)
                     # At most an eighth of a small heap (a 256 MiB BAR window) per block.
                     size = min(block_size, max(MIN_BLOCK_SIZE, self._heap_size[heap] // 8), self._max_size)
                     size = max(gran, size // gran * gran)
-                    pool = self._pools[t] = Pool(t, flags, heap, gran, base_align, size)
+                    pool = self._pools[key] = Pool(t, flags & ~HOST_VISIBLE if unmapped else flags, heap, gran,
+                                                   base_align, size)
                 pools.append(pool)
             self._kinds[kind] = _KindState(kind, pools)
             _log.debug("memory kind %s -> types %s", kind.name, types)
