@@ -308,10 +308,12 @@ def _fast_map_copy(q, mem, cmd, offset: int, reading: bool, event) -> bool:
     if len(cmd.copies) != 1:
         return False
     size = cmd.copies[0][2]
-    own = event == handles.NULL
+    # A blocking map is complete when C returns: its host side runs here. An unmap's runs with
+    # its batch, through its event's stand-in command: C must make an event, wanted or not.
+    own = not reading and event == handles.NULL
     event_ptr = handles.ffi.new("cl_event *") if own else event
     code = fastpath.map_copy(q, mem, cmd.staging, offset, size, reading, reading, event_ptr, cmd.command_type,
-                             cmd.complete)
+                             None if reading else cmd.complete)
     if code is None:
         return False
     if own and event_ptr[0] != handles.NULL:  # the event C needed, which the application did not ask for
@@ -320,6 +322,8 @@ def _fast_map_copy(q, mem, cmd, offset: int, reading: bool, event) -> bool:
         if reading and cmd.mem is not None:
             cmd.discard()  # the mapping is not made
         raise CLError(code, "the fast path's copy failed")
+    if reading:
+        cmd.complete()
     return True
 
 

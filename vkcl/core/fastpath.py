@@ -269,9 +269,9 @@ def map_copy(queue, mem, staging, offset: int, size: int, reading: bool, blockin
              host_done) -> int | None:
     """The copy of a map (`reading`: buffer -> staging) or an unmap (staging -> buffer) done by
     C as a fast transfer of `command_type` (icd/fast_path.c, vkcl_fast_map_copy), its event
-    made through CommandQueue.fast_event, whose command runs `host_done` once complete.
-    `event` must not be NULL (a map or unmap always gets an event, given away or released).
-    The CL code C returned, or None when C left it to Python (then nothing was recorded)."""
+    (when `event` is not NULL) made through CommandQueue.fast_event, whose command runs
+    `host_done` once complete. The CL code C returned, or None when C left it to Python (then
+    nothing was recorded)."""
     fast = queue.fast
     if fast is None or fast.handle is None or mem.fast_buffer is None or staging.host_ptr is None:
         return None
