@@ -356,12 +356,40 @@ cl.enqueue_copy(q, dst, buf, byte_count=N)
 out = np.zeros(N, np.uint8)
 cl.enqueue_copy(q, out, dst)
 check(np.array_equal(out, shadow), "copy after unmap of a sub-buffer write map")
+
+# Maps behind pending work (no wait list), in order: a blocking map sees what the kernel before
+# it wrote, and the kernel after an unmap sees what the mapping wrote.
+inc = cl.Program(ctx, "kernel void inc(global uchar *b) { b[get_global_id(0)] += 1; }").build().inc
+for i in range(3):
+    inc(q, (N,), None, buf)
+    shadow += 1
+    flags = MAP.READ | MAP.WRITE if i % 2 else MAP.WRITE_INVALIDATE_REGION
+    arr, _ = cl.enqueue_map_buffer(q, buf, flags, 0, (N,), np.uint8)
+    if i % 2:
+        check(np.array_equal(arr, shadow), f"map after a pending kernel, round {i}")
+        arr[:256] = 7
+        shadow[:256] = 7
+    else:
+        arr[:] = shadow = rand_bytes(N)
+    arr.base.release(q)
+    del arr
+    inc(q, (N,), None, buf)
+    shadow += 1
+out = np.zeros(N, np.uint8)
+cl.enqueue_copy(q, out, buf)
+check(np.array_equal(out, shadow), "kernels and maps in order")
 finish()
 """
 
 
 def test_maps(python_with_icd):
     run(python_with_icd, MAPS)
+
+
+def test_maps_through_staging(python_with_icd):
+    """The same with lavapipe's buffer memory unmapped, as a discrete GPU's: maps copy through
+    staging memory (in C where the queue allows)."""
+    run(lambda code, **kw: python_with_icd(code, env={"VKCL_MAP_DEVICE_MEMORY": "0"}, **kw), MAPS)
 
 
 PROFILING = r"""
