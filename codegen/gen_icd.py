@@ -49,7 +49,7 @@ typedef struct vkcl_fastq {
     uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; uint64_t transfers; void *context; void *handle;
     uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
     vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
-    int uma; int copy_threads; void *ev[64]; void *used[64]; void *fn[13]; ...;
+    int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; void *fn[13]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];

@@ -84,6 +84,7 @@ typedef struct vkcl_fastq {
     uint64_t staging_offset, staging_size;
     int uma;                   /* the host sees device memory: Python copies directly on an idle queue */
     int copy_threads;          /* for vkcl_host_copy */
+    void *cb2;                 /* a second VkCommandBuffer, C's own: chunked transfers (NULL: none) */
     void *fn[13];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
@@ -236,56 +237,6 @@ void vkcl_fast_remove(const void *key)
             break;
     }
     pthread_mutex_unlock(&vkcl_fast_table_lock);
-}
-
-/* --- vkcl's own host-visible memory, registered by Python (vkcl/vulkan/memory.py) ------------ */
-
-/* A transfer whose host side lies in one of these blocks (a mapped CL_MEM_ALLOC_HOST_PTR buffer,
- * applications' idiom for pinned memory) is one GPU copy from or to it, with no host copy. */
-#define VKCL_HOST_BLOCKS 256
-static struct { uintptr_t lo, hi; void *device, *buffer; } vkcl_host_blocks[VKCL_HOST_BLOCKS];
-static pthread_mutex_t vkcl_host_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Returns 0 when the table is full (transfers from the block then go through staging). */
-int vkcl_host_block_add(void *device, void *buffer, void *host, uint64_t size)
-{
-    int ok = 0;
-    pthread_mutex_lock(&vkcl_host_blocks_lock);
-    for (int i = 0; i < VKCL_HOST_BLOCKS && !ok; i++)
-        if (!vkcl_host_blocks[i].lo) {
-            vkcl_host_blocks[i].lo = (uintptr_t)host;
-            vkcl_host_blocks[i].hi = (uintptr_t)host + size;
-            vkcl_host_blocks[i].device = device;
-            vkcl_host_blocks[i].buffer = buffer;
-            ok = 1;
-        }
-    pthread_mutex_unlock(&vkcl_host_blocks_lock);
-    return ok;
-}
-
-void vkcl_host_block_remove(void *host)
-{
-    pthread_mutex_lock(&vkcl_host_blocks_lock);
-    for (int i = 0; i < VKCL_HOST_BLOCKS; i++)
-        if (vkcl_host_blocks[i].lo == (uintptr_t)host)
-            vkcl_host_blocks[i].lo = vkcl_host_blocks[i].hi = 0;
-    pthread_mutex_unlock(&vkcl_host_blocks_lock);
-}
-
-/* The VkBuffer of the block of `device` holding [ptr, ptr + size), and the offset of ptr in it. */
-static void *vkcl_host_block_find(void *device, const void *ptr, size_t size, uint64_t *offset)
-{
-    void *found = NULL;
-    uintptr_t lo = (uintptr_t)ptr;
-    pthread_mutex_lock(&vkcl_host_blocks_lock);
-    for (int i = 0; i < VKCL_HOST_BLOCKS && !found; i++)
-        if (vkcl_host_blocks[i].lo && vkcl_host_blocks[i].device == device && vkcl_host_blocks[i].lo <= lo &&
-            size <= vkcl_host_blocks[i].hi - lo && lo < vkcl_host_blocks[i].hi) {
-            found = vkcl_host_blocks[i].buffer;
-            *offset = lo - vkcl_host_blocks[i].lo;
-        }
-    pthread_mutex_unlock(&vkcl_host_blocks_lock);
-    return found;
 }
 
 /* --- the fast paths --------------------------------------------------------------------- */
@@ -474,13 +425,16 @@ int vkcl_fast_map_copy(cl_int *ret, cl_command_queue queue, cl_mem buffer, int b
 
 void vkcl_host_copy(void *dst, const void *src, size_t n, int threads);
 
+#include "fast_chunks.c"
+
 /* A read or write of a buffer as one GPU copy in the open batch (after what C and Python put
  * there), its event made by Python when the application asks for one. The host side is copied
- * directly when it lies in vkcl's own mapped memory, at any size; otherwise (unless `own_only`),
- * for a blocking transfer of at most the staging size, it goes through the queue's staging
- * memory, with the host copying between it and `ptr` before (write) or after (read). A blocking transfer needs
- * all the queue's earlier work in the open batch, which then runs as in clFinish. On a device
- * whose memory the host sees, an empty batch leaves it to Python, which then copies directly. */
+ * directly when it lies in vkcl's own mapped memory, at any size; otherwise (unless `own_only`)
+ * it goes through the queue's staging memory, with the host copying between it and `ptr` before
+ * (write) or after (read): a blocking transfer of at most half of it at once, a larger one,
+ * blocking or not, in chunks. A transfer that completes before it returns needs all the
+ * queue's earlier work in the open batch, which then runs as in clFinish. On a device whose
+ * memory the host sees, an empty batch leaves it to Python, which then copies directly. */
 static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
                               size_t size, void *ptr, int reading, cl_event *event, cl_uint command_type,
                               int own_only)
@@ -493,14 +447,34 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
     uint64_t host_offset = fq->staging_offset;
     void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset);
     int staged = !host;
-    if (staged && (own_only || !blocking || !fq->staging || size > fq->staging_size))
+    /* Past half the staging memory, in halves (vkcl_fast_chunked), where the host copy threads
+     * make it worth it (Python imports the pages otherwise); done before the call returns even
+     * when it need not block, as other drivers' transfers from pageable memory are. */
+    int chunked = staged && size > fq->staging_size / 2 && fq->cb2 && (fq->copy_threads >= 4 || fq->uma);
+    if (staged && (own_only || !(blocking || chunked) || !fq->staging))
         return 0;  /* the staging memory serves one transfer at a time */
     if (!vkcl_fast_open(fq, &fm->head))
         return 0;
     int query;
-    if ((blocking && fq->pending) || (fq->uma && fq->count == 0)) {
+    if (((blocking || chunked) && fq->pending) || (fq->uma && fq->count == 0)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 0;
+    }
+    if (chunked) {  /* after the queue's earlier work, which runs first */
+        uint64_t submitted_ns = 0;
+        query = -1;
+        *ret = vkcl_fast_finish_locked(fq, queue);
+        if (*ret == CL_SUCCESS && event)
+            *ret = vkcl_py_fast_event(queue, event, &query, command_type);
+        if (*ret == CL_SUCCESS)
+            *ret = vkcl_fast_chunked(fq, fm, offset, size, ptr, reading, query, &submitted_ns);
+        if (*ret == CL_SUCCESS && event) {  /* done: its event too */
+            fq->events = 0;
+            *ret = vkcl_py_fast_events_done(queue, submitted_ns);
+        }
+        fq->transfers++;
+        pthread_mutex_unlock(&fq->lock->m);
+        return 1;
     }
     if (!vkcl_fast_begin(fq, queue, event, command_type, &query, ret)) {
         pthread_mutex_unlock(&fq->lock->m);

@@ -106,6 +106,7 @@ __attribute__((constructor)) static void vkcl_on_load(void)
 static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                                       cl_uint *num_platforms);
 
+#include "host_blocks.c"
 #include "fast_path.c"
 #include "host_copy.c"
 #include "_gen/glue.c"

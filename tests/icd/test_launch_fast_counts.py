@@ -133,7 +133,7 @@ for f in (read, write):
 TRANSFER_CODE = CONTEXT + r"""
 q = cl.CommandQueue(ctx)
 mf = cl.mem_flags
-n = 1 << 20  # ints: 4 MiB, the staging size, so that the whole buffer still goes through C
+n = 1 << 20  # ints: 4 MiB, so that the whole buffer goes through C's staging memory at once
 k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
 buf = cl.Buffer(ctx, mf.READ_WRITE, 4 * n)
 wo = cl.Buffer(ctx, mf.READ_WRITE | mf.HOST_WRITE_ONLY, 4 * n)
@@ -168,7 +168,7 @@ assert write(q.int_ptr, wo.int_ptr, 1, 0, 16, want.ctypes.data, 0, None, None) =
 launch(buf, n)
 want += 1
 assert read(q.int_ptr, wo.int_ptr, 1, 0, 16, got.ctypes.data, 0, None, None) == -59  # CL_INVALID_OPERATION
-# a transfer larger than the staging memory goes to Python
+# a new buffer's first transfer is Python's (it prepares C's)
 big = cl.Buffer(ctx, mf.READ_WRITE, 8 * n)
 ones = np.ones(2 * n, np.int32)
 assert write(q.int_ptr, big.int_ptr, 1, 0, 8 * n, ones.ctypes.data, 0, None, None) == 0
@@ -395,3 +395,71 @@ def test_maps_of_a_device_buffer_copy_through_the_fast_path(python_with_icd):
     (transfers,) = _counts(python_with_icd(MAP_CODE, env={"VKCL_MAP_DEVICE_MEMORY": "0"}), "transfers")
     # each map (24) and unmap (24, and 4 of write-invalidated maps)
     assert transfers >= 50, transfers  # seen: 52
+
+
+CHUNKED_CODE = CONTEXT + r"""
+q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+n = 10 * (1 << 20) + 3  # ints: 40 MiB and 12 bytes, several chunks of half C's staging memory
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * n)
+k.set_arg(0, buf)
+""" + LOADER + r"""wait, prof, release = ocl.clWaitForEvents, ocl.clGetEventProfilingInfo, ocl.clReleaseEvent
+wait.argtypes = [c_uint, POINTER(c_void_p)]
+prof.argtypes = [c_void_p, c_uint, c_size_t, c_void_p, c_void_p]
+release.argtypes = [c_void_p]
+for f in (read, write):  # with an event pointer
+    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, POINTER(c_void_p)]
+def check_times(ev):
+    times = [c_uint64() for _ in range(5)]
+    for t, which in zip(times, (0x1280, 0x1281, 0x1282, 0x1283, 0x1284)):  # QUEUED .. COMPLETE
+        assert prof(ev, which, 8, byref(t), None) == 0
+    assert 0 < times[0].value <= times[1].value <= times[2].value <= times[3].value <= times[4].value, times
+rng = np.random.default_rng(3)
+want = rng.integers(-1 << 30, 1 << 30, size=n, dtype=np.int32)
+assert write(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, want.ctypes.data, 0, None, None) == 0  # Python's; prepares C's
+ITEMS = 1 << 16  # the launches bump the first 64 Ki ints (one dispatch: C's launches)
+def launch():
+    assert enqueue(q.int_ptr, k.int_ptr, 1, None, (c_size_t * 1)(ITEMS), None, 0, None, None) == 0
+    want[:ITEMS] += 1
+launch(); launch()  # the second prepares C's
+from vkcl.api import handles
+fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
+before = fast.transfers
+for i in range(6):
+    launch()  # in the open batch: the transfer runs it first, in order
+    off = int(rng.integers(0, n // 3)) if i % 2 else 0
+    count = n - off - (int(rng.integers(0, 1000)) if i % 2 else 0)
+    got = np.zeros(count, np.int32)
+    ev = c_void_p()  # every third one non-blocking with an event: done in the call, its times set
+    blocking = i % 3 != 2
+    assert read(q.int_ptr, buf.int_ptr, blocking, 4 * off, 4 * count, got.ctypes.data, 0, None,
+                None if blocking else byref(ev)) == 0
+    if not blocking:
+        assert wait(1, byref(ev)) == 0
+        check_times(ev)
+        assert release(ev) == 0
+    assert (got == want[off:off + count]).all(), (i, off, count, np.flatnonzero(got != want[off:off + count])[:4])
+    launch()
+    part = rng.integers(-1 << 30, 1 << 30, size=count, dtype=np.int32)
+    want[off:off + count] = part
+    assert write(q.int_ptr, buf.int_ptr, blocking, 4 * off, 4 * count, part.ctypes.data, 0, None,
+                 None if blocking else byref(ev)) == 0
+    if not blocking:
+        check_times(ev)  # complete: the host memory is the application's again
+        assert release(ev) == 0
+        part[:] = 0
+launch()
+final = np.zeros(n, np.int32)
+assert read(q.int_ptr, buf.int_ptr, 1, 0, 4 * n, final.ctypes.data, 0, None, None) == 0
+assert (final == want).all()
+print("transfers", fast.transfers - before)
+"""
+
+
+def test_large_blocking_transfers_go_through_staging_in_chunks(python_with_icd):
+    """Transfers larger than half C's staging memory: in chunks, in order after the launches
+    before them, the last chunk partial, at offsets; non-blocking ones complete in the call,
+    with their events' profiling times."""
+    (transfers,) = _counts(python_with_icd(CHUNKED_CODE), "transfers")
+    # every read and write after a launch but the first read (Python's launch before it): 12
+    assert transfers >= 12, transfers

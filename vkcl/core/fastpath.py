@@ -21,14 +21,16 @@ import vulkan as vk
 
 from vkcl import native
 from vkcl._gen import cl
+from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
               "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp", "vkCmdCopyBuffer")
-# Blocking reads and writes up to this size go through C and the queue's staging memory.
-STAGING_SIZE = 4 << 20
+# C's blocking reads and writes go through the queue's staging memory: whole up to half of it,
+# larger ones in chunks of half, the host copying one while the GPU copies the other.
+STAGING_SIZE = 16 << 20
 
 _objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastBuffer, while current
 _queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
@@ -70,6 +72,10 @@ class FastQueue:
             fq.fn[i] = native.pointer(vk.ffi, fn)
         fq.uma = int(vkdev.physical.is_uma)
         fq.copy_threads = native.COPY_THREADS
+        # C's own second command buffer, for chunked transfers (left executable: C begins it)
+        cb2 = queue.pool.begin()
+        vkc.end(cb2)
+        fq.cb2 = native.pointer(vk.ffi, cb2)
         self._stage(vkdev)
         _queues.add(self)
 
