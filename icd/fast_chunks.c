@@ -1,5 +1,6 @@
-/* Blocking transfers larger than half the staging memory, in chunks (vkcl_fast_chunked). Part of
- * icd/fast_path.c, which includes it after the fast path's types and before vkcl_fast_transfer. */
+/* Transfers through the staging memory larger than half of it, in chunks, done before the call
+ * returns (vkcl_fast_chunked). Part of icd/fast_path.c, which includes it after the fast path's
+ * types and before vkcl_fast_transfer. */
 
 /* A chunked transfer (vkcl_fast_chunked): chunk c goes through staging half c & 1 and command
  * buffer c & 1 (the open batch's, then C's own cb2), whose submission signals value[c & 1]. */
@@ -42,9 +43,13 @@ static cl_int vkcl_chunk_submit(vkcl_chunks_t *t, uint64_t c, int query)
     vkcl_VkBufferCopy region = {t->reading ? at : staging, t->reading ? staging : at, vkcl_chunk_len(t, c)};
     ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(cb, t->reading ? t->fm->buffer : fq->staging,
                                                     t->reading ? fq->staging : t->fm->buffer, 1, &region);
-    if (query >= 0 && c + 1 == t->n)
+    if (query >= 0 && c + 1 == t->n) {
+        /* after the reset in the first chunk's submission (a barrier's scope spans submissions) */
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
         ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_BOTTOM_OF_PIPE, fq->query_pool,
                                                                 2u * query + 1);
+    }
     ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
                                                            &vkcl_host_barrier, 0, NULL, 0, NULL);
     if (((vkcl_PFN_EndCommandBuffer)fq->fn[VKCL_FN_END])(cb) < 0)
