@@ -59,7 +59,7 @@ def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
 
 def _prepare_fast(q, mem) -> None:
     """After a read or write on this path: C may do the next ones (core/fastpath.py)."""
-    if q.fast is not None and mem.fast_buffer is None:
+    if q.fast is not None and (mem.fast_buffer is None or not q.fast.staged):
         fastpath.prepare_transfer(q, mem)
 
 

@@ -76,12 +76,16 @@ class FastQueue:
         cb2 = queue.pool.begin()
         vkc.end(cb2)
         fq.cb2 = native.pointer(vk.ffi, cb2)
-        self._stage(vkdev)
+        self.staged = False  # the staging memory is made with the first transfer (prepare_transfer)
         _queues.add(self)
 
-    def _stage(self, vkdev) -> None:
-        """The staging memory of C's blocking transfers: host-visible, coherent and, where the
-        device has it, cached (reads of it run at memory speed). Without it C leaves them to Python."""
+    def stage(self, vkdev) -> None:
+        """The staging memory of C's transfers from and to the application's own memory:
+        host-visible, coherent and, where the device has it, cached (reads of it run at memory
+        speed). Without it C leaves them to Python. Made on the first transfer, not with the
+        queue: its memory block costs ~17 ms to make on NVIDIA (pinning), and by then Python's
+        own staging memory has made one."""
+        self.staged = True
         allocator = allocator_for(vkdev)
         try:
             a = allocator.allocate(STAGING_SIZE, MemoryKind.READBACK)
@@ -92,9 +96,10 @@ class FastQueue:
             return
         self.staging = (allocator, a)
         fq = self.c
-        fq.staging = native.pointer(vk.ffi, a.buffer)
-        fq.staging_ptr = native.ffi.cast("uint8_t *", int(vk.ffi.cast("uintptr_t", a.host_ptr)))
-        fq.staging_offset, fq.staging_size = a.offset, STAGING_SIZE
+        with self.queue.lock:  # the pointer last: C takes none of it until then
+            fq.staging_ptr = native.ffi.cast("uint8_t *", int(vk.ffi.cast("uintptr_t", a.host_ptr)))
+            fq.staging_offset, fq.staging_size = a.offset, STAGING_SIZE
+            fq.staging = native.pointer(vk.ffi, a.buffer)
 
     def register(self, handle) -> None:
         """The queue has its handle: C may find it now."""
@@ -262,9 +267,14 @@ class FastBuffer(_CState):
 
 def prepare_transfer(queue, mem) -> None:
     """After a slow-path read or write of `mem`: let C do the next small non-blocking writes
-    (vkCmdUpdateBuffer) and blocking reads and writes (through the queue's staging memory)."""
-    if (queue.fast is None or queue.fast.handle is None or mem.handle is None or mem.fast_buffer is not None or
-            mem.flags & (cl.CL_MEM_USE_HOST_PTR | cl.CL_MEM_HOST_NO_ACCESS)):
+    (vkCmdUpdateBuffer) and reads and writes (through the queue's staging memory, made now)."""
+    fast = queue.fast
+    if fast is None or fast.handle is None:
+        return
+    if not fast.staged:
+        fast.stage(queue.vk)
+    if mem.handle is None or mem.fast_buffer is not None or mem.flags & (cl.CL_MEM_USE_HOST_PTR |
+                                                                         cl.CL_MEM_HOST_NO_ACCESS):
         return
     new = FastBuffer(mem, queue.vk)
     if _register(mem.handle, new):
