@@ -10,10 +10,9 @@
  *  - a kernel's cached launch (vkcl_fastk_t): for one queue, one set of argument values and one
  *    NDRange, the pipeline and the complete push constants.
  * A fast launch records barrier + bind + push constants + dispatch into the open batch (when the
- * application wants an event, Python makes just that, and on a profiling queue C writes its
+ * application wants an event, C makes it, fast_events.c, and on a profiling queue writes its
  * timestamps); a fast clFinish of a batch holding only fast launches submits it, waits, reopens
- * it, and has Python complete the launches' events; so does a clWaitForEvents of one such event
- * (the queue is found among all fast queues by the events of its open batch). Reads and writes
+ * it, and completes the launches' events; so does a clWaitForEvents of such events. Reads and writes
  * of a buffer are one copy in that batch, from or to vkcl's own mapped memory or, blocking ones,
  * the queue's staging memory; blocking ones then run the batch as clFinish does. Python gets back
  * every batch with something of its own in it.
@@ -65,7 +64,7 @@ typedef struct vkcl_fastq {
     uint32_t limit;            /* the batch is handed to Python at this many commands */
     uint32_t fast;             /* fast launches in the open batch */
     uint32_t nused;            /* cached launches used by the open batch, in used[] */
-    uint32_t events;           /* of those launches, the ones with an event (Python's, to complete) */
+    uint32_t events;           /* of those launches, the ones with an event of Python's (to complete) */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
     uint64_t launches, finishes, writes, waits, transfers; /* what C did itself, for tests and diagnosis */
@@ -76,8 +75,8 @@ typedef struct vkcl_fastq {
     vkcl_mutex_t *lock;        /* the queue's lock (Python's too) */
     vkcl_mutex_t *submit_lock; /* the VkQueue's (every vkcl queue on the device shares it) */
     void *handle;              /* the queue's cl_command_queue, once it has one (Python's) */
-    uint32_t nev;              /* events of the open batch's fast launches, in ev[] (the first */
-    void *ev[VKCL_FAST_USED];  /* VKCL_FAST_USED; set by C, emptied with the batch by either side) */
+    uint32_t nev;              /* the C events of the open batch, in ev[] (set by C, emptied with */
+    void *ev[VKCL_FAST_USED];  /* the batch by either side; NULL: adopted by Python) */
     void *used[VKCL_FAST_USED];
     void *staging;             /* blocking transfers' host-visible, coherent VkBuffer (NULL: none) */
     uint8_t *staging_ptr;      /* its bytes, mapped */
@@ -85,12 +84,20 @@ typedef struct vkcl_fastq {
     int uma;                   /* the host sees device memory: Python copies directly on an idle queue */
     int copy_threads;          /* for vkcl_host_copy */
     void *cb2;                 /* a second VkCommandBuffer, C's own: chunked transfers (NULL: none) */
-    void *fn[13];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
+    int c_events_on;           /* C makes the events of what it records (fast_events.c) */
+    uint32_t qbase;            /* the timestamp pairs Python lent C: qbase + bit for each bit of qfree */
+    uint64_t qfree;            /* (set while free; atomic) */
+    double period_ns;          /* timestamp ticks to ns */
+    int64_t clock_offset;      /* device ns to host CLOCK_MONOTONIC ns */
+    struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */
+    uint64_t c_events;         /* C events made */
+    void *fn[14];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
 enum vkcl_fast_fn {
     VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
     VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE, VKCL_FN_RESET_QUERY, VKCL_FN_TIMESTAMP, VKCL_FN_COPY,
+    VKCL_FN_QUERY_RESULTS,
 };
 
 /* The start of what an open batch may list in its queue's used[] (a launch, a buffer): its
@@ -245,7 +252,8 @@ static const vkcl_VkMemoryBarrier vkcl_full_barrier = {VKCL_ST_MEMORY_BARRIER, N
 static const vkcl_VkMemoryBarrier vkcl_host_barrier = {VKCL_ST_MEMORY_BARRIER, NULL, VKCL_MEMORY_RW, VKCL_HOST_RW};
 static const vkcl_VkBeginInfo vkcl_begin_info = {VKCL_ST_BEGIN_INFO, NULL, VKCL_ONE_TIME_SUBMIT, NULL};
 
-/* Python makes the event of a fast command that asks for one (a launch or a transfer, of
+/* Python makes the event of a fast command that asks for one when C does not (a map's copy, which
+ * has host work to do on completion, or C has no event to give; a launch or a transfer of
  * `command_type`; vkcl/core/fastpath.py), called with the queue's lock held so that the event
  * joins the batch the command is recorded in. On a profiling queue it also sets *query to the
  * event's pair of timestamp queries (-1: none free). */
@@ -253,6 +261,9 @@ static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event, int *q
 /* After a fast clFinish ran a batch holding such events: Python completes them (with the lock
  * held, so that nobody sees the batch done and its events not). submitted_ns: CLOCK_MONOTONIC. */
 static cl_int vkcl_py_fast_events_done(cl_command_queue queue, uint64_t submitted_ns);
+static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
+
+#include "fast_events.c"
 
 /* The queue and the object (of kind `magic`) behind two handles, when both have fast state. */
 static vkcl_fastq_t *vkcl_fast_lookup(const void *queue, const void *handle, uint32_t magic, void **obj)
@@ -310,17 +321,21 @@ static void vkcl_fast_close(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
 }
 
 /* Before a command's Vulkan work (the queue taken): its event, when the application asks for one
- * (Python makes it), the barrier, and on a profiling queue the reset and the start timestamp of
- * the event's pair of queries (*query; -1: none). 0 when Python failed: *ret is set, nothing was
- * recorded, and the caller lets the queue go. */
+ * (a C event, else, or when `py_event`, Python's), the barrier, and on a profiling queue the
+ * reset and the start timestamp of the event's pair of queries (*query; -1: none). 0 when Python
+ * failed: *ret is set, nothing was recorded, and the caller lets the queue go. */
 static int vkcl_fast_begin(vkcl_fastq_t *fq, cl_command_queue queue, cl_event *event, cl_uint command_type,
-                           int *query, cl_int *ret)
+                           int py_event, int *query, cl_int *ret)
 {
     *query = -1;
-    if (event && (*ret = vkcl_py_fast_event(queue, event, query, command_type)) != CL_SUCCESS)
+    vkcl_cev_t *e = event && !py_event && fq->nev < VKCL_FAST_USED ? vkcl_cev_new(fq, command_type) : NULL;
+    if (e) {
+        *event = (cl_event)e;
+        fq->ev[fq->nev++] = e;
+        *query = e->query;
+    } else if (event && (*ret = vkcl_py_fast_event(queue, event, query, command_type)) != CL_SUCCESS) {
         return 0;
-    if (event && fq->nev < VKCL_FAST_USED)
-        fq->ev[fq->nev++] = *event;
+    }
     vkcl_fast_barrier(fq);
     if (*query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
         ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(fq->cb, fq->query_pool, 2u * *query, 2);
@@ -354,7 +369,7 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     if (!vkcl_fast_open(fq, &fk->head))
         return 0;
     int query;
-    if (!vkcl_fast_begin(fq, queue, event, CL_COMMAND_NDRANGE_KERNEL, &query, ret)) {
+    if (!vkcl_fast_begin(fq, queue, event, CL_COMMAND_NDRANGE_KERNEL, 0, &query, ret)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
@@ -371,7 +386,6 @@ static int vkcl_fast_enqueue_ndrange(cl_int *ret, cl_command_queue queue, cl_ker
     return 1;
 }
 
-static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
 static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer, int blocking, size_t offset,
                               size_t size, void *ptr, int reading, cl_event *event, cl_uint command_type,
                               int own_only);
@@ -462,13 +476,20 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
     }
     if (chunked) {  /* after the queue's earlier work, which runs first */
         uint64_t submitted_ns = 0;
+        vkcl_cev_t *e = NULL;
         query = -1;
         *ret = vkcl_fast_finish_locked(fq, queue);
-        if (*ret == CL_SUCCESS && event)
+        if (*ret == CL_SUCCESS && event && (e = vkcl_cev_new(fq, command_type)) != NULL) {
+            *event = (cl_event)e;
+            query = e->query;
+        } else if (*ret == CL_SUCCESS && event) {
             *ret = vkcl_py_fast_event(queue, event, &query, command_type);
+        }
         if (*ret == CL_SUCCESS)
             *ret = vkcl_fast_chunked(fq, fm, offset, size, ptr, reading, query, &submitted_ns);
-        if (*ret == CL_SUCCESS && event) {  /* done: its event too */
+        if (e) {  /* done: its event too */
+            vkcl_cev_done_now(fq, e, submitted_ns, *ret == CL_SUCCESS ? CL_COMPLETE : CL_OUT_OF_RESOURCES);
+        } else if (*ret == CL_SUCCESS && event) {
             fq->events = 0;
             *ret = vkcl_py_fast_events_done(queue, submitted_ns);
         }
@@ -476,7 +497,7 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
-    if (!vkcl_fast_begin(fq, queue, event, command_type, &query, ret)) {
+    if (!vkcl_fast_begin(fq, queue, event, command_type, own_only, &query, ret)) {
         pthread_mutex_unlock(&fq->lock->m);
         return 1;
     }
@@ -526,6 +547,7 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
     if (vkcl_wait_timeline(fq->fn[VKCL_FN_COUNTER], fq->fn[VKCL_FN_WAIT], fq->device, fq->timeline, value, UINT64_MAX,
                            fq->spin_ns) != 0)
         return CL_OUT_OF_RESOURCES;
+    vkcl_cev_batch_done(fq, *submitted_ns, CL_COMPLETE);
     /* The pool resets command buffers individually: beginning one resets it. */
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
         return CL_OUT_OF_RESOURCES;
@@ -545,6 +567,7 @@ static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue)
         ret = vkcl_py_fast_events_done(queue, submitted_ns);
     }
     if (ret != CL_SUCCESS) {  /* the command buffer's state is unknown: Python must not reuse it */
+        vkcl_cev_batch_done(fq, 0, ret);
         fq->enabled = 0;
         fq->cb = NULL;
     }
@@ -566,34 +589,4 @@ static int vkcl_fast_finish(cl_int *ret, cl_command_queue queue)
     fq->finishes++;
     pthread_mutex_unlock(&fq->lock->m);
     return 1;
-}
-
-/* clWaitForEvents of one event a fast launch made, while its batch is still open and holds only
- * fast launches: as clFinish of its queue (the batch is the unit that completes either way). */
-static int vkcl_fast_wait_for_events(cl_int *ret, cl_uint num_events, const cl_event *event_list)
-{
-    if (num_events != 1 || !event_list || !event_list[0])
-        return 0;
-    const void *ev = event_list[0];
-    pthread_mutex_lock(&vkcl_fastq_all_lock);
-    for (int i = 0; i < VKCL_FASTQ_MAX; i++) {
-        vkcl_fastq_t *fq = vkcl_fastq_all[i];
-        if (!fq || !fq->handle || pthread_mutex_trylock(&fq->lock->m) != 0)
-            continue;
-        int mine = 0;
-        if (fq->enabled && !fq->pending && fq->cb)
-            for (uint32_t j = 0; j < fq->nev && !mine; j++)
-                mine = fq->ev[j] == ev;
-        if (!mine) {
-            pthread_mutex_unlock(&fq->lock->m);
-            continue;
-        }
-        pthread_mutex_unlock(&vkcl_fastq_all_lock);  /* fq stays: the event keeps its queue alive */
-        *ret = vkcl_fast_finish_locked(fq, fq->handle);
-        fq->waits++;
-        pthread_mutex_unlock(&fq->lock->m);
-        return 1;
-    }
-    pthread_mutex_unlock(&vkcl_fastq_all_lock);
-    return 0;
 }

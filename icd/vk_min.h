@@ -2,6 +2,7 @@
  * ICD builds without Vulkan headers. Values are Vulkan 1.3's. */
 #ifndef VKCL_VK_MIN_H
 #define VKCL_VK_MIN_H
+#include <stddef.h>
 #include <stdint.h>
 
 typedef int32_t vkcl_VkResult;
@@ -54,5 +55,10 @@ typedef struct { uint64_t srcOffset, dstOffset, size; } vkcl_VkBufferCopy;
 typedef void (*vkcl_PFN_CmdCopyBuffer)(void *, void *, void *, uint32_t, const vkcl_VkBufferCopy *);
 typedef void (*vkcl_PFN_CmdResetQueryPool)(void *, void *, uint32_t, uint32_t);
 typedef void (*vkcl_PFN_CmdWriteTimestamp)(void *, uint32_t, void *, uint32_t);
+typedef vkcl_VkResult (*vkcl_PFN_GetQueryPoolResults)(void *, void *, uint32_t, uint32_t, size_t, void *, uint64_t,
+                                                      uint32_t);
+#define VKCL_QUERY_RESULT_64 1u
+#define VKCL_QUERY_RESULT_WAIT 2u
+#define VKCL_NOT_READY 1
 
 #endif

@@ -45,6 +45,8 @@ SETTINGS = [
             "of those paths)"),
     Setting("copy_threads", int, 0, "threads for large host copies of staged transfers (0: half the CPUs, "
             "up to 8)"),
+    Setting("c_events", _bool, True, "the events of launches and transfers C records are made and answered "
+            "for in C (off: Python makes every event; tests of both)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "
             "discrete GPU, 100 elsewhere)"),
 ]

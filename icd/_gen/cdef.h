@@ -92,7 +92,8 @@ typedef struct vkcl_fastq {
     uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; uint64_t transfers; void *context; void *handle;
     uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
     vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
-    int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; void *fn[13]; ...;
+    int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
+    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; void *fn[14]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
@@ -113,6 +114,14 @@ void vkcl_host_copy(void *, const void *, size_t, int);
 int vkcl_host_block_add(void *, void *, void *, uint64_t);
 void vkcl_host_block_remove(void *);
 int vkcl_fast_map_copy(cl_int *, cl_command_queue, cl_mem, int, size_t, size_t, void *, int, cl_event *, cl_uint);
+typedef struct {
+    int32_t status; uint32_t refcount; uint32_t command_type; int32_t query; uint64_t times[5];
+} vkcl_cev_state_t;
+vkcl_fastq_t *vkcl_cev_queue_of(const void *);
+int vkcl_cev_adopt(const void *, vkcl_cev_state_t *);
+void vkcl_cev_free(const void *);
+void *vkcl_cev_first_live(vkcl_fastq_t *);
+void vkcl_fastq_query_back(vkcl_fastq_t *, int);
 int32_t vkcl_wait_timeline(void *, void *, void *, void *, uint64_t, uint64_t, uint64_t);
 extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *, int *, cl_uint);
 extern "Python" cl_int vkcl_py_fast_events_done(cl_command_queue, uint64_t);

@@ -478,6 +478,8 @@ VKCL_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint a0, const cl_event *a1) {
 
 static cl_int CL_API_CALL vkcl_clGetEventInfo(cl_event a0, cl_event_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_get_event_info(&fast_ret, a0, a1, a2, a3, a4)) return fast_ret;
     return vkcl_py_clGetEventInfo(a0, a1, a2, a3, a4);
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event a0, cl_event_info a1, size_t a2, void *a3, size_t *a4) {
@@ -486,6 +488,8 @@ VKCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event a0, cl_event_info a1, siz
 
 static cl_int CL_API_CALL vkcl_clRetainEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_retain_event(&fast_ret, a0)) return fast_ret;
     return vkcl_py_clRetainEvent(a0);
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event a0) {
@@ -494,6 +498,8 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_release_event(&fast_ret, a0)) return fast_ret;
     return vkcl_py_clReleaseEvent(a0);
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event a0) {
@@ -502,6 +508,8 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event a0) {
 
 static cl_int CL_API_CALL vkcl_clGetEventProfilingInfo(cl_event a0, cl_profiling_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    cl_int fast_ret;
+    if (vkcl_fast_get_event_profiling_info(&fast_ret, a0, a1, a2, a3, a4)) return fast_ret;
     return vkcl_py_clGetEventProfilingInfo(a0, a1, a2, a3, a4);
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event a0, cl_profiling_info a1, size_t a2, void *a3, size_t *a4) {

@@ -9,7 +9,7 @@ from vkcl.api import handles, info
 from vkcl.api.context import resolve as resolve_context
 from vkcl.api.queue import resolve as resolve_queue
 from vkcl.core.commands import Barrier, Marker
-from vkcl.core.event import COMPLETE, QUEUED, Event, UserEvent
+from vkcl.core.event import COMPLETE, Event, UserEvent
 from vkcl.errors import CLError
 
 EVENT_INFO = {
@@ -85,10 +85,7 @@ def retain_event(event):
 
 
 def release_event(event):
-    ev = resolve(event)
-    if ev.refcount == 1 and ev.status == QUEUED and ev.queue is not None and ev.queue.fast is not None:
-        ev.queue.fast.forget_event(event)  # C's clWaitForEvents must not find the handle any more
-    handles.release(ev)
+    handles.release(resolve(event))
 
 
 def create_user_event(context):

@@ -7,6 +7,12 @@ were. C then records repeated enqueues of it (no wait list, no offset) straight 
 batch, asking Python only for the event when the application wants one
 (CommandQueue.fast_event), and finishes a batch holding only such launches itself.
 
+Events. C makes the event of a command it records itself (icd/fast_events.c) and answers the
+event calls that need nothing else; whatever needs more (a wait list, a callback, Python
+submitting the batch, the queue's release) has Python adopt it: CommandQueue.adopt_c_event makes
+its Event, under the same handle (vkcl.api.handles asks adopt_event for any handle it does not
+know).
+
 Lifetimes. A FastLaunch holds its memory objects; C lists the launches a batch used, and
 Python's submit hands them to the batch, which keeps them until it completes (as a command
 keeps its arguments). A launch stops being used when its kernel's arguments change, or the
@@ -19,7 +25,7 @@ import weakref
 
 import vulkan as vk
 
-from vkcl import native
+from vkcl import config, native
 from vkcl._gen import cl
 from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
@@ -27,13 +33,19 @@ from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
-              "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp", "vkCmdCopyBuffer")
+              "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp", "vkCmdCopyBuffer",
+              "vkGetQueryPoolResults")
 # C's blocking reads and writes go through the queue's staging memory: whole up to half of it,
 # larger ones in chunks of half, the host copying one while the GPU copies the other.
 STAGING_SIZE = 16 << 20
 
 _objects: dict = {}  # address of a vkcl_fastk_t / vkcl_fastm_t -> its FastLaunch / FastBuffer, while current
 _queues: "weakref.WeakSet[FastQueue]" = weakref.WeakSet()
+_by_address: "weakref.WeakValueDictionary[int, FastQueue]" = weakref.WeakValueDictionary()
+# A profiling queue's timestamp pairs C's events may use at once (bits of vkcl_fastq_t.qfree).
+C_QUERY_PAIRS = 64
+# Gives an adopted C event its handle (set by vkcl.api.handles: the handle table is the api's).
+register_adopted = None
 
 
 def available() -> bool:
@@ -76,8 +88,19 @@ class FastQueue:
         cb2 = queue.pool.begin()
         vkc.end(cb2)
         fq.cb2 = native.pointer(vk.ffi, cb2)
+        fq.c_events_on = int(config.get("c_events"))
+        if queue.profiling:
+            fq.qbase = queue.queries.lend(C_QUERY_PAIRS, self._query_back)
+            fq.qfree = (1 << C_QUERY_PAIRS) - 1
+            fq.period_ns = queue.queries.period_ns
+            fq.clock_offset = queue.clock_offset
         self.staged = False  # the staging memory is made with the first transfer (prepare_transfer)
         _queues.add(self)
+        _by_address[int(ffi.cast("uintptr_t", fq))] = self
+
+    def _query_back(self, pair: int) -> None:
+        """A lent timestamp pair Python used (an adopted C event's) is C's again."""
+        native.lib.vkcl_fastq_query_back(self.c, pair)
 
     def stage(self, vkdev) -> None:
         """The staging memory of C's transfers from and to the application's own memory:
@@ -111,6 +134,9 @@ class FastQueue:
         if self.handle is not None:
             native.lib.vkcl_fast_remove(self.handle)
             self.handle = None
+            with self.queue.lock:  # C's events must not outlive the queue's C state
+                while (ptr := native.lib.vkcl_cev_first_live(self.c)) != native.ffi.NULL:
+                    self.queue.adopt_c_event(ptr)
         self.c.enabled = 0
         self.c.handle = native.ffi.NULL
         self.c.staging_size = 0
@@ -133,9 +159,13 @@ class FastQueue:
         fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.barrier = int(barrier)
 
-    def take_batch(self) -> list:
-        """The open batch is being submitted by Python: the launches and buffers it used, to keep."""
+    def take_batch(self, batch) -> list:
+        """The open batch (`batch`) is being submitted by Python: its C events become Python's, to
+        complete with it; returns the launches and buffers it used, to keep."""
         fq = self.c
+        for i in range(fq.nev):
+            if fq.ev[i] != native.ffi.NULL:
+                self.queue.adopt_c_event(fq.ev[i], batch)
         dropped = {x.key: x for x in self.dropped}
         used = []
         for i in range(fq.nused):
@@ -147,20 +177,29 @@ class FastQueue:
         self.dropped = []
         return used
 
-    def forget_event(self, handle) -> None:
-        """An event of the open batch loses its handle: C's clWaitForEvents must not match it."""
-        ffi = native.ffi
-        key = int(ffi.cast("uintptr_t", handle))
-        with self.queue.lock:
-            fq = self.c
-            for i in range(fq.nev):
-                if int(ffi.cast("uintptr_t", fq.ev[i])) == key:
-                    fq.ev[i] = ffi.NULL
-
     def uses(self, obj) -> bool:
         """Whether the open batch used `obj` (a FastLaunch or a FastBuffer). Under the lock."""
         fq = self.c
         return any(int(native.ffi.cast("uintptr_t", fq.used[i])) == obj.key for i in range(fq.nused))
+
+
+def adopt_event(ptr):
+    """The Event of the C event at `ptr` (vkcl.api.handles: a handle it does not know), made now;
+    None when `ptr` is no C event the application holds."""
+    if native.lib is None:
+        return None
+    fq = native.lib.vkcl_cev_queue_of(ptr)
+    fast = _by_address.get(int(native.ffi.cast("uintptr_t", fq))) if fq != native.ffi.NULL else None
+    if fast is None:
+        return None
+    with fast.queue.lock:  # when another thread adopted it, that one has registered it by now: None
+        return fast.queue.adopt_c_event(ptr)
+
+
+def c_event_state(ptr):
+    """Take the C event at `ptr` over (the queue's lock held): its vkcl_cev_state_t, or None."""
+    st = native.ffi.new("vkcl_cev_state_t *")
+    return st if native.lib.vkcl_cev_adopt(ptr, st) else None
 
 
 class _CState:

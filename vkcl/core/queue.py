@@ -16,6 +16,7 @@ from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
 from vkcl.core.commands import FastCommand
+from vkcl.core import fastpath
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.vulkan import commands as vkc
@@ -99,6 +100,32 @@ class CommandQueue(CLObject):
         b.fast_events += 1
         self.fast.c.events = b.fast_events
         self.last_event = ev
+        return ev
+
+    def adopt_c_event(self, ptr, batch: Batch | None = None) -> Event | None:
+        """Python takes over the event C made at `ptr` (icd/fast_events.c; the lock held): an
+        Event under the same handle, its command, when pending, a FastCommand of `batch` (the
+        batch being submitted) or of the open batch. None when `ptr` is no C event in use."""
+        st = fastpath.c_event_state(ptr)
+        if st is None:
+            return None
+        ev = Event(self.context, self, st.command_type)
+        if ev.times is not None:
+            ev.times[:] = list(st.times)
+        if st.status <= COMPLETE:
+            ev.status = st.status
+        else:
+            cmd = FastCommand(st.command_type)
+            cmd.event = ev
+            cmd.query_pair = st.query if st.query >= 0 else None
+            b = batch or self.batch
+            b.commands.append(cmd)
+            b.fast_events += 1
+            if batch is None:
+                self.fast.c.events = b.fast_events
+        if st.refcount:  # else released: completed with its batch, handle-less
+            ev.refcount = st.refcount
+            fastpath.register_adopted(ev, ptr)
         return ev
 
     def fast_timestamps(self) -> int:
@@ -205,7 +232,7 @@ class CommandQueue(CLObject):
         self.batch = None
         if fast is not None:
             b.gpu_work |= fast.c.fast > 0
-            b.keep = fast.take_batch()
+            b.keep = fast.take_batch(b)
             b.value = fast.c.next_value
             fast.c.next_value += 1
         else:

@@ -222,12 +222,25 @@ class QueryPool:
         self.handle = out[0]
         self._free = list(range(pairs - 1, -1, -1))
         self._result = ffi.new("uint64_t[2]")
+        self.lent_base = pairs  # pairs from here on are lent (lend) and go back through lent_back
+        self.lent_back = None
+
+    def lend(self, n: int, give_back) -> int:
+        """Set the last `n` pairs aside for another owner (the C fast path); `give_back(pair)` takes
+        one back when a command that used it completes here. Returns the first."""
+        self.lent_base -= n
+        self._free = [p for p in self._free if p < self.lent_base]
+        self.lent_back = give_back
+        return self.lent_base
 
     def take(self) -> int | None:
         return self._free.pop() if self._free else None
 
     def give_back(self, pair: int) -> None:
-        self._free.append(pair)
+        if pair >= self.lent_base:
+            self.lent_back(pair)
+        else:
+            self._free.append(pair)
 
     def reset(self, cb, pair: int) -> None:
         lib.vkCmdResetQueryPool(cb, self.handle, 2 * pair, 2)
