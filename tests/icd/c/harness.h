@@ -84,4 +84,37 @@ static inline void harness_open(cl_device_id *device, cl_context *ctx, cl_comman
         REQUIRE_OK(err);
     }
 }
+
+/* A program of sections, each one pytest test: run the one argv[1] names, after harness_open and
+ * building *program from `src` (the globals the sections use); then release those. */
+struct harness_section {
+    const char *name;
+    void (*fn)(void);
+};
+
+static inline int harness_run_section(int argc, char **argv, const struct harness_section *sections, size_t n,
+                                      const char *src, cl_device_id *device, cl_context *ctx,
+                                      cl_command_queue *queue, cl_program *program)
+{
+    if (argc != 2) {
+        printf("usage: %s SECTION\n", argv[0]);
+        return 2;
+    }
+    harness_open(device, ctx, queue);
+    cl_int err;
+    *program = clCreateProgramWithSource(*ctx, 1, &src, NULL, &err);
+    REQUIRE_OK(err);
+    REQUIRE_OK(clBuildProgram(*program, 1, device, NULL, NULL, NULL));
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(argv[1], sections[i].name) == 0) {
+            printf("-- %s\n", sections[i].name);
+            sections[i].fn();
+            clReleaseProgram(*program);
+            clReleaseCommandQueue(*queue);
+            clReleaseContext(*ctx);
+            return harness_result();
+        }
+    printf("FAIL unknown section %s\n", argv[1]);
+    return 1;
+}
 #endif

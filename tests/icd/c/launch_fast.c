@@ -609,10 +609,7 @@ static void errors(void)
     clReleaseMemObject(c);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} SECTIONS[] = {
+static const struct harness_section SECTIONS[] = {
     {"repeat", repeat},       {"round_trip", round_trip}, {"args_change", args_change},
     {"release_pending", release_pending}, {"mixed", mixed}, {"user_event_gate", user_event_gate},
     {"two_queues", two_queues}, {"threads", threads},       {"errors", errors},
@@ -622,24 +619,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        printf("usage: launch_fast SECTION\n");
-        return 2;
-    }
-    harness_open(&device, &ctx, &queue);
-    cl_int err;
-    program = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
-    REQUIRE_OK(err);
-    REQUIRE_OK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
-    for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++)
-        if (strcmp(argv[1], SECTIONS[i].name) == 0) {
-            printf("-- %s\n", SECTIONS[i].name);
-            SECTIONS[i].fn();
-            clReleaseProgram(program);
-            clReleaseCommandQueue(queue);
-            clReleaseContext(ctx);
-            return harness_result();
-        }
-    printf("FAIL unknown section %s\n", argv[1]);
-    return 1;
+    return harness_run_section(argc, argv, SECTIONS, sizeof SECTIONS / sizeof SECTIONS[0], SRC, &device, &ctx, &queue,
+                               &program);
 }
