@@ -61,7 +61,6 @@ class CommandQueue(CLObject):
         self.batch: Batch | None = None
         self.held: deque = deque()
         self.in_flight: deque = deque()
-        self.last_event: Event | None = None
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
         self.fast = FastQueue(self) if native.lib is not None and not self.out_of_order else None
@@ -76,7 +75,6 @@ class CommandQueue(CLObject):
         ev = Event(self.context, self, cmd.command_type)
         cmd.event, cmd.waits = ev, waits
         with self.lock:
-            self.last_event = ev
             if self._must_hold(cmd, self.held):
                 self.held.append(cmd)
                 for e in waits:
@@ -99,7 +97,6 @@ class CommandQueue(CLObject):
         b.commands.append(cmd)
         b.fast_events += 1
         self.fast.c.events = b.fast_events
-        self.last_event = ev
         return ev
 
     def adopt_c_event(self, ptr, batch: Batch | None = None) -> Event | None:
