@@ -47,6 +47,8 @@ SETTINGS = [
             "up to 8)"),
     Setting("c_events", _bool, True, "the events of launches and transfers C records are made and answered "
             "for in C (off: Python makes every event; tests of both)"),
+    Setting("hold_clocks", _bool, True, "on an NVIDIA GPU with libcuda, keep its clocks up while vkcl uses it, as "
+            "NVIDIA's OpenCL does, by retaining its CUDA context (costs ~0.1 s and ~0.5 GiB of device memory)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "
             "discrete GPU, 100 elsewhere)"),
 ]

@@ -1,6 +1,8 @@
 """Real kernels through the ICD loader (tests/icd/c/kernels.c, one section per test). Every
 result is checked on the host: exactly for integers, within tolerances derived from a double
 reference for floats."""
+import ctypes.util
+
 import pytest
 from checks import assert_passed
 
@@ -48,3 +50,19 @@ def test_kernels(c_program, section):
             assert want in lines, result.stdout
         before, after = lines.index("host: before enqueue"), lines.index("host: after finish")
         assert all(before < lines.index(want) < after for want in PRINTF_LINES), result.stdout
+
+
+
+@pytest.mark.parametrize("hold", [None, "0"])
+def test_hold_clocks(c_program, hold):
+    """hold_clocks (on unless VKCL_HOLD_CLOCKS=0): kernels and transfers run as without it; on an
+    NVIDIA GPU with libcuda (the GPU machine) vkcl retains its CUDA primary context, elsewhere the
+    setting does nothing."""
+    env = {"VKCL_LOG": "vk", **({"VKCL_HOLD_CLOCKS": hold} if hold else {})}
+    result = c_program("kernels").run("vector_add", "sgemm", env=env)
+    assert_passed(result)
+    devices = next((line for line in result.stderr.splitlines() if "usable Vulkan devices" in line), "")
+    if hold is None and "NVIDIA" in devices and ctypes.util.find_library("cuda"):
+        assert "hold_clocks: retained CUDA device" in result.stderr, result.stderr[-2000:]
+    else:
+        assert "retained CUDA device" not in result.stderr

@@ -9,7 +9,8 @@ import threading
 
 import vulkan as vk
 
-from vkcl import log, native
+from vkcl import config, log, native
+from vkcl.vulkan import clock_hold
 from vkcl.vulkan.check import call
 from vkcl.vulkan.instance import PhysicalDevice
 
@@ -61,6 +62,8 @@ class LogicalDevice:
         self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
         self.queue_lock = native.make_lock()  # the fast path's C code submits too
         _log.debug("created VkDevice on %r with %s", pd.name, self.extensions)
+        if config.get("hold_clocks"):
+            clock_hold.hold_in_background(pd.vendor_id, pd.device_uuid)
 
     def has_extension(self, name: str) -> bool:
         return name in self.extensions
