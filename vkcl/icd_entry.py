@@ -40,10 +40,8 @@ def shutdown() -> None:
         _shut_down = True
     try:
         from vkcl.core import completion
-        from vkcl.vulkan import clock_hold
         from vkcl.vulkan.device import wait_idle_all
         completion.stop_all()
         wait_idle_all()
-        clock_hold.settle()
     except Exception:  # never turn an exit into a failure
         pass

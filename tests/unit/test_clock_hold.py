@@ -1,11 +1,19 @@
-"""vkcl/vulkan/clock_hold.py: which GPU's CUDA context it retains, and that it never raises.
-
-A stand-in for libcuda answers the driver calls (the real one is on the GPU machine only: there
-the ICD tests run with VKCL_HOLD_CLOCKS=1 too)."""
+"""The clock holder: vkcl/vulkan/_clock_hold_main.py (which GPU's CUDA context it retains, and
+when it will not) against a stand-in for libcuda, and vkcl/vulkan/clock_hold.py (one holder per
+GPU, alive exactly as long as the processes that hold its pipe) with a stand-in holder script.
+The real libcuda is on the GPU machine only: there tests/icd/test_kernels_c.py sees the holder
+retain the context."""
 from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+import textwrap
+import time
 
 import pytest
 
+from vkcl.vulkan import _clock_hold_main as holder_main
 from vkcl.vulkan import clock_hold
 
 UUID_A = bytes(range(16))
@@ -13,86 +21,126 @@ UUID_B = bytes(range(16, 32))
 
 
 class FakeCuda:
-    """Two CUDA devices, UUID_A and UUID_B; records the devices whose context was retained."""
+    """Two CUDA devices, UUID_A and UUID_B, called as ctypes calls libcuda."""
 
     def __init__(self):
         self.retained: list[int] = []
-        self.retain_result = 0
+        self.init_result = self.retain_result = 0
         self.compute_mode = 0  # CU_COMPUTEMODE_DEFAULT
 
+    def cuInit(self, flags):
+        return self.init_result
+
     def cuDeviceGetCount(self, count):
-        count[0] = 2
+        count._obj.value = 2
         return 0
 
     def cuDeviceGet(self, dev, ordinal):
-        dev[0] = ordinal
+        dev._obj.value = ordinal
         return 0
 
     def cuDeviceGetUuid(self, uuid, dev):
-        clock_hold._ffi.memmove(uuid.bytes, UUID_A if dev == 0 else UUID_B, 16)
+        ctypes.memmove(uuid, UUID_A if dev.value == 0 else UUID_B, 16)
         return 0
 
     def cuDeviceGetAttribute(self, value, attribute, dev):
         assert attribute == 20  # CU_DEVICE_ATTRIBUTE_COMPUTE_MODE
-        value[0] = self.compute_mode
+        value._obj.value = self.compute_mode
         return 0
 
     def cuDevicePrimaryCtxRetain(self, ctx, dev):
-        self.retained.append(dev)
+        self.retained.append(dev.value)
         return self.retain_result
 
 
-@pytest.fixture
-def fake(monkeypatch):
+def test_the_gpu_with_the_same_uuid_is_retained():
     cuda = FakeCuda()
-    monkeypatch.setattr(clock_hold, "_cuda", cuda)
-    monkeypatch.setattr(clock_hold, "_held", {})
-    return cuda
+    assert holder_main.retain(cuda, UUID_B) == ""
+    assert cuda.retained == [1]
 
 
-def test_other_vendors_are_left_alone(fake):
-    assert clock_hold.hold(0x1002, UUID_A) is False
-    assert fake.retained == []
+@pytest.mark.parametrize("change, why", [
+    (lambda c: None, "no CUDA device has this GPU's UUID"),
+    (lambda c: setattr(c, "compute_mode", 3), "compute mode 3"),  # exclusive-process
+    (lambda c: setattr(c, "retain_result", 2), "cuDevicePrimaryCtxRetain returned 2"),
+    (lambda c: setattr(c, "init_result", 100), "cuInit failed"),
+])
+def test_what_is_not_retained_says_why(change, why):
+    cuda = FakeCuda()
+    change(cuda)
+    uuid = bytes(16) if why.startswith("no CUDA") else UUID_A
+    assert why in holder_main.retain(cuda, uuid)
+    assert cuda.retained == ([0] if "Retain" in why else [])
 
 
-def test_the_gpu_with_the_same_uuid_is_held_once(fake):
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_B) is True
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_B) is True
-    assert fake.retained == [1]
-
-
-def test_no_cuda_device_with_the_uuid(fake):
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, bytes(16)) is False
-    assert fake.retained == []
-
-
-def test_a_failed_retain_is_not_held(fake):
-    fake.retain_result = 2  # CUDA_ERROR_OUT_OF_MEMORY
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is False
-    assert clock_hold._held == {}
-
-
-def test_an_exclusive_process_gpu_is_left_alone(fake):
-    fake.compute_mode = 3  # CU_COMPUTEMODE_EXCLUSIVE_PROCESS: other processes' CUDA would be shut out
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is False
-    assert fake.retained == []
-
-
-def test_without_libcuda_nothing_raises(monkeypatch):
-    monkeypatch.setattr(clock_hold, "_cuda", None)
-    monkeypatch.setattr(clock_hold, "_held", {})
-
+def test_without_libcuda_the_holder_exits_2(monkeypatch, capsys):
     def no_library(name):
-        raise OSError(f"cannot load {name}")
+        raise OSError(f"{name}: cannot open shared object file")
 
-    monkeypatch.setattr(clock_hold._ffi, "dlopen", no_library)
-    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is False
-    assert clock_hold._cuda is None
+    monkeypatch.setattr(holder_main.ctypes, "CDLL", no_library)
+    assert holder_main.main(["holder", UUID_A.hex(), "-v"]) == 2
+    assert "hold_clocks: libcuda.so.1: cannot open" in capsys.readouterr().err
 
 
-def test_held_on_a_thread_and_settled(fake):
-    clock_hold.hold_in_background(clock_hold.NVIDIA_VENDOR_ID, UUID_A)
-    clock_hold.hold_in_background(0x8086, UUID_B)  # another vendor: no thread
-    clock_hold.settle()
-    assert fake.retained == [0]
-    assert all(not t.is_alive() for t in clock_hold._threads)
+FAKE_HOLDER = """
+import sys
+with open(MARK + ".started", "w") as f:
+    f.write(sys.argv[1])
+while sys.stdin.buffer.read(4096):
+    pass
+open(MARK + ".done", "w").close()
+"""
+
+
+def _fake_script(tmp_path):
+    """FAKE_HOLDER, marking its start (with the UUID it was given) and its end in files named
+    after tmp_path / "mark"."""
+    script = tmp_path / "holder.py"
+    script.write_text(FAKE_HOLDER.replace("MARK", repr(str(tmp_path / "mark"))))
+    return script
+
+
+@pytest.fixture
+def fake_holder(tmp_path, monkeypatch):
+    monkeypatch.setattr(clock_hold, "HOLDER_SCRIPT", _fake_script(tmp_path))
+    monkeypatch.setattr(clock_hold, "_holders", {})
+    yield tmp_path
+    clock_hold.release_all()
+
+
+def _wait_for(path, seconds=20.0):
+    end = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < end, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+def test_other_vendors_get_no_holder(fake_holder):
+    assert clock_hold.hold(0x1002, UUID_A) is None
+    assert clock_hold._holders == {}
+
+
+def test_one_holder_per_gpu_until_its_pipe_closes(fake_holder):
+    first = clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A)
+    assert first is not None
+    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is first
+    _wait_for(fake_holder / "mark.started")
+    assert (fake_holder / "mark.started").read_text() == UUID_A.hex()
+    assert first.poll() is None and not (fake_holder / "mark.done").exists()
+    clock_hold.release_all()
+    assert first.returncode == 0 and (fake_holder / "mark.done").exists()
+
+
+def test_the_holder_outlives_no_vkcl_process(tmp_path):
+    """A process that started a holder exits without a word: the holder sees end-of-input."""
+    child = textwrap.dedent(f"""
+        from pathlib import Path
+        from vkcl.vulkan import clock_hold
+        clock_hold.HOLDER_SCRIPT = Path({str(_fake_script(tmp_path))!r})
+        assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, bytes(16)) is not None
+        while not Path({str(tmp_path / "mark.started")!r}).exists():
+            pass
+    """)
+    subprocess.run([sys.executable, "-c", child], check=True, timeout=60)
+    _wait_for(tmp_path / "mark.done")
+    assert (tmp_path / "mark.started").read_text() == "00" * 16

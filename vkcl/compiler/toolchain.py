@@ -9,10 +9,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import sys
 from functools import lru_cache
 from pathlib import Path
 
+from vkcl import interpreter
 from vkcl.compiler import settings
 
 # Bump when vkcl changes what it asks clspv for or how it stores results.
@@ -86,26 +86,6 @@ def llvm_spirv() -> str:
 
 
 def worker_python() -> str:
-    """The interpreter that runs the compiler worker.
-
-    VKCL_COMPILER_PYTHON, else the interpreter vkcl was built with (vkcl._build_info), else
-    sys.executable. Inside an ICD loaded by a C program, sys.executable is that C program,
-    hence the order.
-    """
-    named = settings.get("compiler_python")
-    if named:
-        return named
-    try:
-        from vkcl import _build_info  # generated at build time
-        built = getattr(_build_info, "PYTHON", "")
-        if built and os.access(built, os.X_OK):
-            return built
-    except Exception:
-        pass
-    if sys.executable and _looks_like_python(sys.executable):
-        return sys.executable
-    return shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}") or shutil.which("python3") or "python3"
-
-
-def _looks_like_python(path: str) -> bool:
-    return os.access(path, os.X_OK) and Path(path).name.startswith("python")
+    """The interpreter that runs the compiler worker: VKCL_COMPILER_PYTHON, else vkcl's
+    (vkcl/interpreter.py)."""
+    return settings.get("compiler_python") or interpreter.python_executable()

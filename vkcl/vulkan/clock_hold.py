@@ -3,107 +3,71 @@
 NVIDIA's driver lowers a GPU's clocks whenever its graphics/compute engine is idle, and a
 Vulkan device's copy engines do not count as work. On an H200: after a few seconds of copies
 only, the SM clock falls from 1980 to 345 MHz, and short transfers run at that clock; a kernel
-after 3 s of idle runs at 0.42 of its speed. While a CUDA context exists the driver keeps the
-clocks up, and NVIDIA's OpenCL, built on CUDA, holds them while an OpenCL context lives. So
-vkcl retains the CUDA primary context of the same GPU (matched by UUID) for as long as its
-VkDevice lives, which is the process's life. It costs the context's device memory (~515 MiB on
-the H200) and CUDA's start-up, 0.1-0.3 s on a thread of its own (`hold_in_background`), which
-the first context does not wait for; it does no CUDA work. Only in
-CUDA's default compute mode: an exclusive-process GPU would be closed to other processes' CUDA.
-Without libcuda, or on another vendor's device, nothing happens.
+after 3 s of idle runs at 0.42 of its speed. While a CUDA context exists, in any process, the
+driver keeps the clocks up; NVIDIA's OpenCL, built on CUDA, holds them while an OpenCL context
+lives. So vkcl starts a holder process (_clock_hold_main.py) that retains the CUDA primary
+context of the same GPU (matched by UUID) and lives until vkcl's process exits (end-of-input on
+a pipe only vkcl's process holds). It does no CUDA work; the context takes ~515 MiB of an
+H200's memory. Only in CUDA's default compute mode.
+
+Not in vkcl's own process: CUDA's start-up (~0.15 s) would delay the first context, on a thread
+it met libcuda's exit handlers at exit() (short programs hung or died on a glibc assertion on
+the H200), and an application process with CUDA initialised cannot use CUDA in a fork()ed child.
 """
 from __future__ import annotations
 
+import logging
+import os
+import subprocess
 import threading
+from pathlib import Path
 
-import cffi
-
-from vkcl import log
+from vkcl import interpreter, log
 
 _log = log.get("vk")
 
 NVIDIA_VENDOR_ID = 0x10DE
-_CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20
-_CU_COMPUTEMODE_DEFAULT = 0
+HOLDER_SCRIPT = Path(__file__).with_name("_clock_hold_main.py")
 
-_ffi = cffi.FFI()
-_ffi.cdef("""
-    typedef int CUresult;
-    typedef int CUdevice;
-    typedef struct CUctx_st *CUcontext;
-    typedef struct { char bytes[16]; } CUuuid;
-    CUresult cuInit(unsigned int flags);
-    CUresult cuDeviceGetCount(int *count);
-    CUresult cuDeviceGet(CUdevice *device, int ordinal);
-    CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
-    CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev);
-    CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
-""")
-
-_held: dict[bytes, object] = {}  # device UUID -> the retained primary context
-_cuda = None
-_threads: list[threading.Thread] = []
+# device UUID -> its holder (stdin: our end of the pipe) and the pid of the process that started
+# it. A child of fork() shares its parent's holder: the pipe stays open in it, so it starts none.
+_holders: dict[bytes, tuple[subprocess.Popen, int]] = {}
+_lock = threading.Lock()
 
 
-def _libcuda():
-    global _cuda
-    if _cuda is None:
-        cuda = _ffi.dlopen("libcuda.so.1")
-        result = cuda.cuInit(0)
-        if result != 0:
-            raise OSError(f"cuInit returned {result}")
-        _cuda = cuda
-    return _cuda
-
-
-def hold(vendor_id: int, device_uuid: bytes) -> bool:
-    """Retain the CUDA primary context of the GPU whose UUID is `device_uuid`; whether one is held.
-
-    Never raises, nor warns: a GPU this cannot hold runs as without the setting."""
+def hold(vendor_id: int, device_uuid: bytes) -> subprocess.Popen | None:
+    """Start the holder of the GPU whose UUID is `device_uuid` unless one runs: the holder, or
+    None for another vendor's GPU. Nothing waits for it; it never raises (a GPU whose clocks
+    cannot be held runs as without the setting, the holder exits, and `VKCL_LOG=vk` says why)."""
     if vendor_id != NVIDIA_VENDOR_ID:
-        return False
-    if device_uuid in _held:
-        return True
-    try:
-        cuda = _libcuda()
-        count = _ffi.new("int *")
-        if cuda.cuDeviceGetCount(count) != 0:
-            raise OSError("cuDeviceGetCount failed")
-        dev, uuid = _ffi.new("CUdevice *"), _ffi.new("CUuuid *")
-        for ordinal in range(count[0]):
-            if cuda.cuDeviceGet(dev, ordinal) != 0 or cuda.cuDeviceGetUuid(uuid, dev[0]) != 0:
-                continue
-            if bytes(_ffi.buffer(uuid.bytes)) != device_uuid:
-                continue
-            mode = _ffi.new("int *")
-            if cuda.cuDeviceGetAttribute(mode, _CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev[0]) != 0:
-                raise OSError("cuDeviceGetAttribute failed")
-            if mode[0] != _CU_COMPUTEMODE_DEFAULT:
-                _log.debug("hold_clocks: CUDA device %d is in compute mode %d: left alone", ordinal, mode[0])
-                return False
-            ctx = _ffi.new("CUcontext *")
-            result = cuda.cuDevicePrimaryCtxRetain(ctx, dev[0])
-            if result != 0:
-                raise OSError(f"cuDevicePrimaryCtxRetain returned {result}")
-            _held[device_uuid] = ctx[0]  # released by the driver when the process exits
-            _log.debug("hold_clocks: retained CUDA device %d's primary context", ordinal)
-            return True
-        _log.debug("hold_clocks: no CUDA device has this GPU's UUID")
-    except (OSError, AttributeError) as e:  # no libcuda (a Vulkan-only install), or CUDA refuses
-        _log.debug("hold_clocks: cannot hold the clocks (%s)", e)
-    return False
+        return None
+    with _lock:
+        proc, owner = _holders.get(device_uuid, (None, 0))
+        if proc is not None and (owner != os.getpid() or proc.poll() is None):
+            return proc
+        argv = [interpreter.python_executable(), str(HOLDER_SCRIPT), device_uuid.hex()]
+        verbose = _log.isEnabledFor(logging.DEBUG)
+        try:
+            proc = subprocess.Popen(argv + (["-v"] if verbose else []), stdin=subprocess.PIPE,
+                                    stdout=subprocess.DEVNULL, stderr=None if verbose else subprocess.DEVNULL,
+                                    close_fds=True, start_new_session=True)
+        except OSError as e:
+            _log.debug("hold_clocks: cannot start the holder (%s)", e)
+            return None
+        _holders[device_uuid] = (proc, os.getpid())
+        _log.debug("hold_clocks: holder started, pid %d", proc.pid)
+        return proc
 
 
-def hold_in_background(vendor_id: int, device_uuid: bytes) -> None:
-    """`hold` on a thread of its own (cffi's calls release the GIL): nothing waits for it."""
-    if vendor_id != NVIDIA_VENDOR_ID:
-        return
-    thread = threading.Thread(target=hold, args=(vendor_id, device_uuid), name="vkcl-hold-clocks", daemon=True)
-    _threads.append(thread)
-    thread.start()
+def release_all() -> None:
+    """Let the holders go (tests; at exit the pipes close by themselves)."""
+    with _lock:
+        holders = [proc for proc, owner in _holders.values() if owner == os.getpid()]
+        _holders.clear()
+    for proc in holders:
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
 
-
-def settle(timeout: float = 10.0) -> None:
-    """Process exit: no thread is inside CUDA's start-up while the driver's libraries unload."""
-    for thread in _threads:
-        thread.join(timeout)

@@ -63,7 +63,7 @@ class LogicalDevice:
         self.queue_lock = native.make_lock()  # the fast path's C code submits too
         _log.debug("created VkDevice on %r with %s", pd.name, self.extensions)
         if config.get("hold_clocks"):
-            clock_hold.hold_in_background(pd.vendor_id, pd.device_uuid)
+            clock_hold.hold(pd.vendor_id, pd.device_uuid)
 
     def has_extension(self, name: str) -> bool:
         return name in self.extensions
