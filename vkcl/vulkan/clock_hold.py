@@ -54,6 +54,8 @@ def hold(vendor_id: int, device_uuid: bytes) -> subprocess.Popen | None:
         except OSError as e:
             _log.debug("hold_clocks: cannot start the holder (%s)", e)
             return None
+        # Nothing waits on it (no thread of vkcl's at exit): a holder that exits early, for want
+        # of CUDA, stays a zombie until vkcl's process ends.
         _holders[device_uuid] = (proc, os.getpid())
         _log.debug("hold_clocks: holder started, pid %d", proc.pid)
         return proc
