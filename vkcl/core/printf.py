@@ -10,8 +10,16 @@ import os
 import re
 import struct
 
+from vkcl import c_format
+
 _CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\d+|\*)?(?:\.(?P<prec>\d+|\*))?"
                          r"(?:v(?P<vec>\d+))?(?P<len>hh|hl|h|ll|l)?(?P<conv>[diouxXeEfFgGaAcsp%])")
+
+
+# Bits of an integer by length modifier (OpenCL C's printf): a scalar argument may be wider
+# (char and short are promoted to int), a vector's elements are exactly this wide.
+_INT_BITS = {"hh": 8, "h": 16, "hl": 32, "": 32, "l": 64, "ll": 64}
+_FLOAT_BYTES = {"h": 2, "hl": 4, "l": 8}  # a vector's elements; a scalar is its argument's size
 
 
 def _int(raw: bytes, signed: bool) -> int:
@@ -23,24 +31,22 @@ def _float(raw: bytes) -> float:
             8: lambda b: struct.unpack("<d", b)[0]}[len(raw)](raw)
 
 
-def _one(spec: str, conv: str, raw: bytes) -> str:
-    if conv in "di":
-        return (spec + "d") % _int(raw, True)
-    if conv == "u":
-        return (spec + "d") % _int(raw, False)
-    if conv in "oxX":
-        return (spec + conv) % _int(raw, False)
-    if conv == "c":
-        return (spec + "c") % chr(_int(raw, False) & 0xFF)
+def _one(spec: str, conv: str, length: str, raw: bytes) -> str:
+    """One value of one conversion: reduced to its OpenCL type, formatted by C."""
     if conv == "p":
         return "0x%x" % _int(raw, False)
-    value = _float(raw)
-    if conv in "aA":
-        text = value.hex()
-        return text.upper() if conv == "A" else text
-    if value != value:  # C prints nan/inf without Python's sign quirks
-        return ("nan" if conv.islower() else "NAN").rjust(len((spec + conv) % 0.0) if "-" not in spec else 0)
-    return (spec + conv) % value
+    if conv in "diouxXc":
+        bits = _INT_BITS.get(length, 32)
+        value = _int(raw, False) & ((1 << bits) - 1)
+        if conv in "di" and value >> (bits - 1):
+            value -= 1 << bits
+        return c_format.integer(spec, conv, value & 0xFF if conv == "c" else value)
+    return c_format.floating(spec, conv, _float(raw))
+
+
+def _element_size(conv: str, length: str, raw: bytes, n: int) -> int:
+    size = _FLOAT_BYTES.get(length) if conv in "eEfFgGaA" else _INT_BITS.get(length, 0) // 8
+    return size if size and size * n <= len(raw) else len(raw) // n
 
 
 def format_record(fmt: str, args: list[bytes], strings: dict[int, str]) -> str:
@@ -58,14 +64,15 @@ def format_record(fmt: str, args: list[bytes], strings: dict[int, str]) -> str:
         i += 1
         spec = "%" + (m.group("flags") or "") + (m.group("width") or "") + \
             (("." + m.group("prec")) if m.group("prec") else "")
+        length = m.group("len") or ""
         if conv == "s":
-            out.append((spec + "s") % strings.get(_int(raw[:4], False), ""))
+            out.append(c_format.string(spec, strings.get(_int(raw[:4], False), "")))
         elif m.group("vec"):
             n = int(m.group("vec"))
-            size = len(raw) // n
-            out.append(",".join(_one(spec, conv, raw[k * size:(k + 1) * size]) for k in range(n)))
+            size = _element_size(conv, length, raw, n)
+            out.append(",".join(_one(spec, conv, length, raw[k * size:(k + 1) * size]) for k in range(n)))
         else:
-            out.append(_one(spec, conv, raw))
+            out.append(_one(spec, conv, length, raw))
     out.append(fmt[pos:])
     return "".join(out)
 
