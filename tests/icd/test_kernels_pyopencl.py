@@ -313,3 +313,32 @@ k.set_args(O2, np.int32(2)); cl.enqueue_nd_range_kernel(q, k, (64,), None)
 assert (get(O1, np.empty(64, np.int32)) == 1).all() and (get(O2, np.empty(64, np.int32)) == 2).all()
 print("OK")
 """)
+
+
+def test_nan_is_a_quiet_nan_with_its_code(python_with_icd):
+    """nan(code): a quiet NaN carrying the code, for float, double and their vectors (clspv's
+    double builtin alone made nan(0UL) infinity: vkcl/compiler/prelude.py)."""
+    run(python_with_icd, """
+src = '''
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global float *f, global double *d, global double2 *d2, global float4 *f4)
+{
+    f[0] = nan(0u); f[1] = nan(5u);
+    d[0] = nan(0ul); d[1] = nan(7ul);
+    d2[0] = nan((ulong2)(0, 9));
+    f4[0] = nan((uint4)(0, 1, 2, 3));
+}
+'''
+if "cl_khr_fp64" not in dev.extensions:
+    print("OK"); raise SystemExit
+p = cl.Program(ctx, src).build()
+f, d, d2, f4 = np.zeros(2, np.float32), np.zeros(2, np.float64), np.zeros(2, np.float64), np.zeros(4, np.float32)
+F, D, D2, F4 = out(f), out(d), out(d2), out(f4)
+p.k(q, (1,), None, F, D, D2, F4)
+f, d, d2, f4 = get(F, f), get(D, d), get(D2, d2), get(F4, f4)
+assert np.isnan(f).all() and np.isnan(d).all() and np.isnan(d2).all() and np.isnan(f4).all(), (f, d, d2, f4)
+bits = d.view(np.uint64)
+assert bits[0] == 0x7FF8000000000000 and bits[1] == 0x7FF8000000000007, [hex(b) for b in bits]
+assert d2.view(np.uint64)[1] & 0xFFFFFFFFFFFF == 9 and (f.view(np.uint32) & 0x400000).all()
+print("OK")
+""")

@@ -95,9 +95,10 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     more = shlex.split(settings.get("clspv_options") or "")
     key = None
     if cacheable:
-        # The repairs' version too: programs cached before a repair changed are not reused.
+        # The repairs' version and the prelude's digest too: programs cached before either
+        # changed are not reused.
         parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
-                                    f"fixes{spirv_fixes.VERSION}", *more]
+                                    f"fixes{spirv_fixes.VERSION}", f"prelude{prelude.DIGEST}", *more]
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs

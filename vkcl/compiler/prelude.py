@@ -7,8 +7,17 @@ word duplicated (seen: the CTS's async_copy sub-tests, double types only). The b
 overload set whose double members are plain work-group loops; every other member forwards to
 clspv's builtin. The loops end with a barrier: the copy is a work-group function, so every
 work-item makes the call, and wait_group_events then finds the data in place.
+
+nan on ulong codes (double): clspv's builtin sets no quiet bit, so nan(0UL) is infinity (seen:
+the CTS's printf double_limits). OpenCL C: nan returns a quiet NaN, the code in its significand.
+Calls go to an overload set whose double members set the quiet bit; the float and half members
+forward to clspv's builtin, which is right.
+
+Each part is put in front only of sources that name its builtins.
 """
 from __future__ import annotations
+
+import hashlib
 
 SCALARS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half")
 WIDTHS = ("", "2", "3", "4", "8", "16")
@@ -42,11 +51,31 @@ def _overloads(scalar: str) -> str:
     return body
 
 
-PRELUDE = ("".join(_overloads(s) for s in SCALARS) +
-           "#define async_work_group_copy __vkcl_awgc\n"
-           "#define async_work_group_strided_copy __vkcl_awgsc\n#line 1\n")
+def _nan_overloads() -> str:
+    head = "static __attribute__((overloadable))"
+    out = []
+    for w in WIDTHS:
+        out.append(f"{head} float{w} __vkcl_nan(uint{w} c) {{ return nan(c); }}\n")
+    half = "".join(f"{head} half{w} __vkcl_nan(ushort{w} c) {{ return nan(c); }}\n" for w in WIDTHS)
+    double = "".join(f"{head} double{w} __vkcl_nan(ulong{w} c) {{ return as_double{w}(c | 0x7FF8000000000000UL); }}\n"
+                     for w in WIDTHS)
+    return ("".join(out) + f"#if {GUARD['half']}\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{half}#endif\n"
+            f"#if {GUARD['double']}\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n{double}#endif\n")
+
+
+ASYNC_COPY_PRELUDE = ("".join(_overloads(s) for s in SCALARS) +
+                      "#define async_work_group_copy __vkcl_awgc\n"
+                      "#define async_work_group_strided_copy __vkcl_awgsc\n")
+NAN_PRELUDE = _nan_overloads() + "#define nan(code) __vkcl_nan(code)\n"
+PARTS = ((b"async_work_group", ASYNC_COPY_PRELUDE), (b"nan", NAN_PRELUDE))
+# Part of the program cache's key: a program cached before the prelude changed is compiled again.
+DIGEST = hashlib.sha256("".join(text for _, text in PARTS).encode()).hexdigest()[:16]
+
+
 def with_prelude(source: bytes) -> bytes:
-    """The source as clspv compiles it: the prelude, then the program from its line 1."""
-    if b"async_work_group" not in source:
+    """The source as clspv compiles it: the prelude parts it needs, then the program from its
+    line 1."""
+    parts = [text for trigger, text in PARTS if trigger in source]
+    if not parts:
         return source
-    return PRELUDE.encode() + source
+    return ("".join(parts) + "#line 1\n").encode() + source
