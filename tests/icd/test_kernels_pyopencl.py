@@ -342,3 +342,16 @@ assert bits[0] == 0x7FF8000000000000 and bits[1] == 0x7FF8000000000007, [hex(b) 
 assert d2.view(np.uint64)[1] & 0xFFFFFFFFFFFF == 9 and (f.view(np.uint32) & 0x400000).all()
 print("OK")
 """)
+
+
+def test_printf_returns_zero(python_with_icd):
+    """printf returns 0 when it succeeds (clspv's lowering made it 1: vkcl/compiler/spirv_printf.py)."""
+    result = run(python_with_icd, """
+p = cl.Program(ctx, 'kernel void k(global int *r, int v) { r[get_global_id(0)] = printf("ret %d\\\\n", v); }').build()
+r = np.full(4, 7, np.int32)
+R = buf(r)
+p.k(q, (4,), None, R, np.int32(3))
+assert (get(R, r) == 0).all(), get(R, r)
+print("OK")
+""")
+    assert result.stdout.count("ret 3") == 4

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, toolchain
+from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -157,7 +157,7 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
     try:
         binary = spirv_fixes.repair(binary, contraction, fused_mad, push_constant_limit)
         result.reflection = parse_reflection(binary)
-        result.spirv = binary
+        result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"
         result.log += f"clspv's output could not be read: {e}\n"

@@ -74,6 +74,27 @@ def instructions_scoped(words: array) -> Iterator[tuple[int, int, int, bool]]:
         inside = inside and opcode != OP_FUNCTION_END
 
 
+def int32_constants(words: array) -> tuple[set[int], dict[int, tuple[int, int]]]:
+    """The module's 32-bit integer types, and its constants of them: id -> (type, value)."""
+    types, constants = set(), {}
+    for pos, op, n in instructions(words):
+        if op == OP_TYPE_INT and words[pos + 2] == 32:
+            types.add(words[pos + 1])
+        elif op == OP_CONSTANT and n == 4 and words[pos + 1] in types:
+            constants[words[pos + 2]] = (words[pos + 1], words[pos + 3])
+        elif op == OP_FUNCTION:
+            break
+    return types, constants
+
+
+def with_declarations(words: array, at: int, declarations: array, bound: int) -> bytes:
+    """The module with `declarations` (new types or constants) inserted at word `at`, before
+    its first function, and its id bound raised to `bound`."""
+    out = words[:at] + declarations + words[at:]
+    out[3] = bound
+    return to_bytes(out)
+
+
 def string_words(text: str) -> array:
     """A literal string as SPIR-V words: UTF-8, nul-terminated, padded to a whole word."""
     raw = text.encode() + b"\0"

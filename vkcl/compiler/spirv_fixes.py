@@ -42,6 +42,8 @@
 11. Scalar arguments converted to double (spirv_args.py): converted by the runtime into new
    push constants, which NVIDIA's driver reads from its constant bank (MAD double on an
    H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
+12. printf's return value (spirv_printf.py): 0 on success, not clspv's 1. It needs the
+   reflection, so the compiler driver applies it after parsing it.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -62,7 +64,7 @@ from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 7
+VERSION = 8
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -188,15 +190,11 @@ _ATOMIC_SEMANTICS = {227: (5,), 228: (3,), 229: (5,), 230: (5, 6), 232: (5,), 23
 
 def relax_atomics(data: bytes) -> bytes:
     words = spirv.to_words(data)
-    uint32, constants = set(), {}
+    _, constants = spirv.int32_constants(words)
     uses = []
     first_function = None
     for pos, op, n in spirv.instructions(words):
-        if op == OP_TYPE_INT and words[pos + 2] == 32:
-            uint32.add(words[pos + 1])
-        elif op == OP_CONSTANT and n == 4 and words[pos + 1] in uint32:
-            constants[words[pos + 2]] = (words[pos + 1], words[pos + 3])
-        elif op == OP_FUNCTION and first_function is None:
+        if op == OP_FUNCTION and first_function is None:
             first_function = pos
         elif op in _ATOMIC_SEMANTICS:
             uses.extend(pos + k for k in _ATOMIC_SEMANTICS[op] if k < n)
@@ -218,9 +216,7 @@ def relax_atomics(data: bytes) -> bytes:
         changed = True
     if not changed:
         return data
-    out = words[:first_function] + new_constants + words[first_function:]
-    out[3] = bound
-    return spirv.to_bytes(out)
+    return spirv.with_declarations(words, first_function, new_constants, bound)
 
 
 SC_PUSH_CONSTANT = 9
