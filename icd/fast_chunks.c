@@ -36,7 +36,8 @@ static cl_int vkcl_chunk_submit(vkcl_chunks_t *t, uint64_t c, int query)
         return CL_OUT_OF_RESOURCES;
     t->begun[k] = 0;
     if (query >= 0 && c == 0) {
-        ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(cb, fq->query_pool, 2u * query, 2);
+        if (!fq->host_query_reset)
+            ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(cb, fq->query_pool, 2u * query, 2);
         ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_TOP_OF_PIPE, fq->query_pool, 2u * query);
     }
     uint64_t at = t->at + c * t->half, staging = fq->staging_offset + (uint64_t)k * t->half;
@@ -44,7 +45,8 @@ static cl_int vkcl_chunk_submit(vkcl_chunks_t *t, uint64_t c, int query)
     ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(cb, t->reading ? t->fm->buffer : fq->staging,
                                                     t->reading ? fq->staging : t->fm->buffer, 1, &region);
     if (query >= 0 && c + 1 == t->n) {
-        /* after the reset in the first chunk's submission (a barrier's scope spans submissions) */
+        /* after every chunk's copy, and the reset where a command does it (a barrier's scope
+         * spans submissions) */
         ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
                                                                &vkcl_full_barrier, 0, NULL, 0, NULL);
         ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(cb, VKCL_BOTTOM_OF_PIPE, fq->query_pool,
@@ -110,7 +112,7 @@ static cl_int vkcl_fast_chunked(vkcl_fastq_t *fq, vkcl_fastm_t *fm, size_t offse
         ret = CL_OUT_OF_RESOURCES;
     if (!t.begun[0] && ((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(fq->cb, &vkcl_begin_info) < 0)
         ret = CL_OUT_OF_RESOURCES;
-    fq->barrier = 0;
+    fq->barrier = fq->host_barrier = 0;
     if (ret != CL_SUCCESS) {  /* as after a failed fast clFinish: Python must not reuse the batch */
         fq->enabled = 0;
         fq->cb = NULL;

@@ -99,6 +99,8 @@ static int vkcl_query_take(vkcl_fastq_t *fq)
 
 void vkcl_fastq_query_back(vkcl_fastq_t *fq, int pair)
 {
+    if (fq->host_query_reset)  /* its command has completed: the pair is free to reset */
+        ((vkcl_PFN_ResetQueryPool)fq->fn[VKCL_FN_HOST_RESET_QUERY])(fq->device, fq->query_pool, 2u * pair, 2);
     __atomic_fetch_or(&fq->qfree, 1ull << (pair - (int)fq->qbase), __ATOMIC_ACQ_REL);
 }
 

@@ -60,6 +60,8 @@ typedef struct vkcl_fastq {
     int pending;               /* Python's commands in the open batch (not a fast launch's event),
                                   or its batches in flight, or held commands */
     int barrier;               /* the next GPU command needs a barrier before it */
+    int host_barrier;          /* the host may read what the open batch writes: end it with a
+                                  barrier to the host (C's commands; Python's batches always do) */
     uint32_t count;            /* commands in the open batch (Python's and fast ones) */
     uint32_t limit;            /* the batch is handed to Python at this many commands */
     uint32_t fast;             /* fast launches in the open batch */
@@ -67,7 +69,7 @@ typedef struct vkcl_fastq {
     uint32_t events;           /* of those launches, the ones with an event of Python's (to complete) */
     uint64_t tag;              /* names the open batch: changes whenever a batch is closed */
     uint64_t next_value;       /* the queue timeline's next signal value (shared with Python) */
-    uint64_t launches, finishes, writes, waits, transfers; /* what C did itself, for tests and diagnosis */
+    uint64_t launches, finishes, writes, waits, transfers, host_barriers; /* what C did itself, for tests and diagnosis */
     void *context;             /* names the queue's context (a buffer of another is Python's error) */
     uint64_t spin_ns;          /* how long a wait polls before it sleeps (timeline_wait.c) */
     void *query_pool;          /* a profiling queue's timestamps; NULL otherwise */
@@ -89,15 +91,17 @@ typedef struct vkcl_fastq {
     uint64_t qfree;            /* (set while free; atomic) */
     double period_ns;          /* timestamp ticks to ns */
     int64_t clock_offset;      /* device ns to host CLOCK_MONOTONIC ns */
+    int host_query_reset;      /* pairs are reset on the host when they come back (hostQueryReset),
+                                  not by a command before their first timestamp */
     struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */
     uint64_t c_events;         /* C events made */
-    void *fn[14];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
+    void *fn[15];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
 enum vkcl_fast_fn {
     VKCL_FN_BARRIER, VKCL_FN_BIND, VKCL_FN_PUSH, VKCL_FN_DISPATCH, VKCL_FN_END, VKCL_FN_BEGIN, VKCL_FN_SUBMIT,
     VKCL_FN_COUNTER, VKCL_FN_WAIT, VKCL_FN_UPDATE, VKCL_FN_RESET_QUERY, VKCL_FN_TIMESTAMP, VKCL_FN_COPY,
-    VKCL_FN_QUERY_RESULTS,
+    VKCL_FN_QUERY_RESULTS, VKCL_FN_HOST_RESET_QUERY,
 };
 
 /* The start of what an open batch may list in its queue's used[] (a launch, a buffer): its
@@ -117,6 +121,7 @@ typedef struct vkcl_fastk {
     void *pipeline, *layout;
     uint32_t pc_size;
     uint32_t base[3], groups[3];
+    uint32_t host_visible;     /* an argument's memory is host-visible: the host may read what it writes */
     uint8_t pc[VKCL_FAST_PC];
 } vkcl_fastk_t;
 
@@ -304,6 +309,9 @@ static void vkcl_fast_barrier(vkcl_fastq_t *fq)
 static void vkcl_fast_recorded(vkcl_fastq_t *fq, vkcl_fast_head_t *head)
 {
     fq->barrier = 1;
+    /* A transfer's or a map's copy always: reads land in host-visible memory. */
+    if (head->magic != VKCL_FASTK_MAGIC || ((vkcl_fastk_t *)head)->host_visible)
+        fq->host_barrier = 1;
     fq->count++;
     fq->fast++;
     if (head->used_by != fq || head->used_tag != fq->tag) {
@@ -338,7 +346,8 @@ static int vkcl_fast_begin(vkcl_fastq_t *fq, cl_command_queue queue, cl_event *e
     }
     vkcl_fast_barrier(fq);
     if (*query >= 0) {  /* as Python records a profiled command (vkcl/core/queue.py) */
-        ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(fq->cb, fq->query_pool, 2u * *query, 2);
+        if (!fq->host_query_reset)
+            ((vkcl_PFN_CmdResetQueryPool)fq->fn[VKCL_FN_RESET_QUERY])(fq->cb, fq->query_pool, 2u * *query, 2);
         ((vkcl_PFN_CmdWriteTimestamp)fq->fn[VKCL_FN_TIMESTAMP])(fq->cb, VKCL_TOP_OF_PIPE, fq->query_pool,
                                                                 2u * *query);
     }
@@ -526,12 +535,18 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
 
 /* Submit the open batch (fast launches only), wait for it, and open it again. Under fq->lock:
  * whoever releases a memory object a launch of this batch uses waits for the lock, so the
- * memory outlives the batch. */
+ * memory outlives the batch.
+ * The barrier to the host only when the host may read what the batch wrote (host_barrier): on
+ * NVIDIA it costs a round trip ~3.5 us, and launches on device-local memory need none (the host
+ * reaches that memory only through a later copy, whose batch has it). */
 static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
 {
     void *cb = fq->cb;
-    ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
-                                                           &vkcl_host_barrier, 0, NULL, 0, NULL);
+    if (fq->host_barrier) {
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
+                                                               &vkcl_host_barrier, 0, NULL, 0, NULL);
+        fq->host_barriers++;
+    }
     if (((vkcl_PFN_EndCommandBuffer)fq->fn[VKCL_FN_END])(cb) < 0)
         return CL_OUT_OF_RESOURCES;
     uint64_t value = fq->next_value++;
@@ -552,7 +567,7 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
         return CL_OUT_OF_RESOURCES;
     fq->count = fq->fast = fq->nused = fq->nev = 0;
-    fq->barrier = 0;
+    fq->barrier = fq->host_barrier = 0;
     fq->tag++;
     return CL_SUCCESS;
 }

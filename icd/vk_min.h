@@ -54,6 +54,7 @@ typedef void (*vkcl_PFN_CmdUpdateBuffer)(void *, void *, uint64_t, uint64_t, con
 typedef struct { uint64_t srcOffset, dstOffset, size; } vkcl_VkBufferCopy;
 typedef void (*vkcl_PFN_CmdCopyBuffer)(void *, void *, void *, uint32_t, const vkcl_VkBufferCopy *);
 typedef void (*vkcl_PFN_CmdResetQueryPool)(void *, void *, uint32_t, uint32_t);
+typedef void (*vkcl_PFN_ResetQueryPool)(void *, void *, uint32_t, uint32_t);
 typedef void (*vkcl_PFN_CmdWriteTimestamp)(void *, uint32_t, void *, uint32_t);
 typedef vkcl_VkResult (*vkcl_PFN_GetQueryPoolResults)(void *, void *, uint32_t, uint32_t, size_t, void *, uint64_t,
                                                       uint32_t);

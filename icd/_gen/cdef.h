@@ -87,18 +87,18 @@ void vkcl_mutex_free(vkcl_mutex_t *);
 void vkcl_mutex_lock(vkcl_mutex_t *);
 void vkcl_mutex_unlock(vkcl_mutex_t *);
 typedef struct vkcl_fastq {
-    void *cb; int enabled; int pending; int barrier;
+    void *cb; int enabled; int pending; int barrier; int host_barrier;
     uint32_t count; uint32_t limit; uint32_t fast; uint32_t nused; uint32_t events; uint64_t tag; uint64_t next_value;
-    uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; uint64_t transfers; void *context; void *handle;
+    uint64_t launches; uint64_t finishes; uint64_t writes; uint64_t waits; uint64_t transfers; uint64_t host_barriers; void *context; void *handle;
     uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
     vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
     int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
-    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; void *fn[14]; ...;
+    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; int host_query_reset; void *fn[15]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
     void *pipeline; void *layout; uint32_t pc_size; uint32_t base[3]; uint32_t groups[3];
-    uint8_t pc[256]; ...;
+    uint32_t host_visible; uint8_t pc[256]; ...;
 } vkcl_fastk_t;
 vkcl_fastq_t *vkcl_fastq_new(void);
 void vkcl_fastq_free(vkcl_fastq_t *);

@@ -463,3 +463,50 @@ def test_large_blocking_transfers_go_through_staging_in_chunks(python_with_icd):
     (transfers,) = _counts(python_with_icd(CHUNKED_CODE), "transfers")
     # every read and write after a launch but the first read (Python's launch before it): 12
     assert transfers >= 12, transfers
+
+
+HOST_BARRIER_CODE = CONTEXT + r"""
+q = cl.CommandQueue(ctx)
+mf = cl.mem_flags
+n = 4096
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(n, np.int32))
+pin = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, 4 * n)
+cl.enqueue_fill_buffer(q, pin, np.int32(0), 0, 4 * n)
+q.finish()
+""" + LOADER + r"""
+from vkcl.api import handles
+fast = handles.find(handles.ffi.cast("void *", q.int_ptr)).fast.c
+vkdev = handles.find(handles.ffi.cast("void *", q.int_ptr)).vk
+size = (c_size_t * 1)(n)
+counts = []
+for b in (dev, pin):
+    k.set_arg(0, b)
+    for i in range(2):  # the second prepares C's
+        assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
+    assert finish(q.int_ptr) == 0
+    launches, before = fast.launches, fast.host_barriers
+    for i in range(50):  # round trips C runs itself
+        assert enqueue(q.int_ptr, k.int_ptr, 1, None, size, None, 0, None, None) == 0
+        assert finish(q.int_ptr) == 0
+    assert fast.launches == launches + 50
+    counts.append(fast.host_barriers - before)
+    # what the host sees of it afterwards, mapped without a copy where the memory is the host's
+    got, _ = cl.enqueue_map_buffer(q, b, cl.map_flags.READ, 0, (n,), np.int32)
+    assert (got == 52).all(), got[:4]
+    del got
+visible = [handles.find(handles.ffi.cast("void *", b.int_ptr)).region(vkdev).host_ptr is not None for b in (dev, pin)]
+print("device_buffer", counts[0], "host_buffer", counts[1], "visible", *map(int, visible))
+"""
+
+
+def test_round_trips_end_with_a_host_barrier_only_on_host_visible_memory(python_with_icd):
+    """C's clFinish makes a batch's writes visible to the host only when its launches wrote
+    memory the host reads directly (an ALLOC_HOST_PTR buffer; every buffer on a device whose
+    memory is the host's): on NVIDIA that barrier costs each round trip ~3.5 us."""
+    result = python_with_icd(HOST_BARRIER_CODE)
+    device_buffer, host_buffer = _counts(result, "device_buffer", "host_buffer")
+    words = result.stdout.split()
+    dev_visible, pin_visible = (int(w) for w in words[words.index("visible") + 1:][:2])
+    assert pin_visible and host_buffer == 50, result.stdout
+    assert device_buffer == (50 if dev_visible else 0), result.stdout

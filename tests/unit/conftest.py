@@ -1,4 +1,5 @@
-"""Fixtures shared by the compiler tests (tests/unit/test_compiler_*.py)."""
+"""Fixtures shared by the unit tests: the compiler's (tests/unit/test_compiler_*.py) and the
+machine's Vulkan device (tests/unit/test_vulkan_*.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,3 +45,14 @@ def corpus():
         for variant, (options, caps) in variants.items():
             results[(path.stem, variant)] = compiler.compile_source(path.read_text(), options, caps)
     return results
+
+
+@pytest.fixture(scope="session")
+def dev():
+    """The LogicalDevice of the machine's first Vulkan device (lavapipe in CI)."""
+    from vkcl.vulkan.device import logical_device
+    from vkcl.vulkan.instance import instance
+    inst = instance()
+    if inst is None or not inst.physical_devices:
+        pytest.skip("no usable Vulkan device")
+    return logical_device(inst.physical_devices[0])

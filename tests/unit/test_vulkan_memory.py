@@ -11,22 +11,12 @@ import numpy as np
 import pytest
 import vulkan as vk
 
-from vkcl.vulkan.device import logical_device
-from vkcl.vulkan.instance import instance
 from vkcl.vulkan.memory import AllocationFailed, Allocator, MemoryKind, allocator_for
 from vkcl.vulkan.memory_pool import Block, Pool
 from vkcl.vulkan.memory_types import candidate_types, import_type
 
 ffi = vk.ffi
 MiB = 1 << 20
-
-
-@pytest.fixture(scope="module")
-def dev():
-    inst = instance()
-    if inst is None or not inst.physical_devices:
-        pytest.skip("no usable Vulkan device")
-    return logical_device(inst.physical_devices[0])
 
 
 @pytest.fixture

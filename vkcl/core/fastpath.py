@@ -34,7 +34,8 @@ MAX_PC = 256
 _FUNCTIONS = ("vkCmdPipelineBarrier", "vkCmdBindPipeline", "vkCmdPushConstants", "vkCmdDispatchBase",
               "vkEndCommandBuffer", "vkBeginCommandBuffer", "vkQueueSubmit", "vkGetSemaphoreCounterValue",
               "vkWaitSemaphores", "vkCmdUpdateBuffer", "vkCmdResetQueryPool", "vkCmdWriteTimestamp", "vkCmdCopyBuffer",
-              "vkGetQueryPoolResults")
+              "vkGetQueryPoolResults", "vkResetQueryPool")
+_OPTIONAL = ("vkResetQueryPool",)  # Vulkan 1.2's; only used with hostQueryReset
 # C's blocking reads and writes go through the queue's staging memory: whole up to half of it,
 # larger ones in chunks of half, the host copying one while the GPU copies the other.
 STAGING_SIZE = 16 << 20
@@ -79,7 +80,7 @@ class FastQueue:
         fq.context = native.ffi.cast("void *", id(queue.context))
         for i, name in enumerate(_FUNCTIONS):
             fn = vk.lib.vkGetDeviceProcAddr(vkdev.handle, name.encode())
-            if fn == vk.ffi.NULL:
+            if fn == vk.ffi.NULL and name not in _OPTIONAL:
                 raise RuntimeError(f"no {name}")
             fq.fn[i] = native.pointer(vk.ffi, fn)
         fq.uma = int(vkdev.physical.is_uma)
@@ -93,6 +94,7 @@ class FastQueue:
             fq.qbase = queue.queries.lend(C_QUERY_PAIRS, self._query_back)
             fq.qfree = (1 << C_QUERY_PAIRS) - 1
             fq.period_ns = queue.queries.period_ns
+            fq.host_query_reset = int(queue.queries.host_reset and fq.fn[len(_FUNCTIONS) - 1] != native.ffi.NULL)
             fq.clock_offset = queue.clock_offset
         self.staged = False  # the staging memory is made with the first transfer (prepare_transfer)
         _queues.add(self)
@@ -158,6 +160,7 @@ class FastQueue:
         fq.cb = native.pointer(vk.ffi, cb)
         fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.barrier = int(barrier)
+        fq.host_barrier = 0
 
     def take_batch(self, batch) -> list:
         """The open batch (`batch`) is being submitted by Python: its C events become Python's, to
@@ -173,6 +176,7 @@ class FastQueue:
             used.append(_objects.get(key) or dropped[key])
         fq.cb = native.ffi.NULL
         fq.count = fq.fast = fq.nused = fq.nev = 0
+        fq.host_barrier = 0
         fq.tag += 1
         self.dropped = []
         return used
@@ -241,6 +245,10 @@ class FastLaunch(_CState):
         ffi.memmove(fk.pc, pc, len(pc))
         for d in range(3):
             fk.base[d], fk.groups[d] = base[d], groups[d]
+        # Memory the host sees directly (ALLOC_HOST_PTR, USE_HOST_PTR, a UMA device's): the
+        # batch then ends with a barrier to the host (icd/fast_path.c, vkcl_fast_run_batch).
+        vkdev = fast_queue.queue.vk
+        fk.host_visible = int(any(m.region(vkdev).host_ptr is not None for m in mems))
 
 
 def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
