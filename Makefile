@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := mesa-vulkan-drivers libvulkan1 ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers \
 	clinfo gcc spirv-tools clang-15 llvm-spirv-15
 LIB := build/libvkcl.so
-ICD_SOURCES := icd/build.py icd/vkcl_icd.c icd/fast_path.c icd/timeline_wait.c icd/vk_min.h icd/host_copy.c icd/_gen/glue.c icd/_gen/cdef.h
+ICD_SOURCES := icd/build.py $(wildcard icd/*.c icd/*.h) icd/_gen/glue.c icd/_gen/cdef.h
 PREFIX ?= /usr/local
 export OCL_ICD_VENDORS_BUILD := $(CURDIR)/build/vendors
 

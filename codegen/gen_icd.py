@@ -37,10 +37,16 @@ FAST_PATHS = {"clEnqueueNDRangeKernel": "vkcl_fast_enqueue_ndrange", "clFinish":
               "clEnqueueReadBuffer": "vkcl_fast_enqueue_read_buffer", "clRetainEvent": "vkcl_fast_retain_event",
               "clReleaseEvent": "vkcl_fast_release_event", "clGetEventInfo": "vkcl_fast_get_event_info",
               "clGetEventProfilingInfo": "vkcl_fast_get_event_profiling_info"}
-# What Python sees of icd/fast_path.c, icd/timeline_wait.c and icd/host_copy.c ("...;": cffi
-# takes the layout from the C definition).
+# What Python sees of icd/fast_path.c, icd/cuda_copy.c, icd/timeline_wait.c and icd/host_copy.c
+# ("...;": cffi takes the layout from the C definition).
 FAST_CDEF = """\
 typedef struct { ...; } vkcl_mutex_t;
+typedef struct vkcl_cuda_dev {
+    int ready; int failed; uint64_t min_size; void *ctx; void *stream[2]; void *fn[5]; uint64_t copies; ...;
+} vkcl_cuda_dev_t;
+vkcl_cuda_dev_t *vkcl_cuda_dev_new(void);
+void vkcl_cuda_dev_start(vkcl_cuda_dev_t *);
+void vkcl_cuda_dev_stop(vkcl_cuda_dev_t *);
 vkcl_mutex_t *vkcl_mutex_new(void);
 void vkcl_mutex_free(vkcl_mutex_t *);
 void vkcl_mutex_lock(vkcl_mutex_t *);
@@ -52,7 +58,8 @@ typedef struct vkcl_fastq {
     uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
     vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
     int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
-    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; int host_query_reset; void *fn[15]; ...;
+    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; int host_query_reset;
+    vkcl_cuda_dev_t *cuda; void *fn[15]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
@@ -63,7 +70,8 @@ vkcl_fastq_t *vkcl_fastq_new(void);
 void vkcl_fastq_free(vkcl_fastq_t *);
 vkcl_fastk_t *vkcl_fastk_new(void);
 typedef struct vkcl_fastm {
-    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; int readable; int writable; ...;
+    void *device; void *context; void *buffer; uint64_t offset; uint64_t size; int readable; int writable;
+    const uint64_t *cuda_base; ...;
 } vkcl_fastm_t;
 vkcl_fastm_t *vkcl_fastm_new(void);
 void vkcl_fast_free(void *);
@@ -72,6 +80,7 @@ void vkcl_fast_remove(const void *);
 void vkcl_host_copy(void *, const void *, size_t, int);
 int vkcl_host_block_add(void *, void *, void *, uint64_t);
 void vkcl_host_block_remove(void *);
+void vkcl_host_block_cuda(void *, int);
 int vkcl_fast_map_copy(cl_int *, cl_command_queue, cl_mem, int, size_t, size_t, void *, int, cl_event *, cl_uint);
 typedef struct {
     int32_t status; uint32_t refcount; uint32_t command_type; int32_t query; uint64_t times[5];

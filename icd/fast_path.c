@@ -95,6 +95,7 @@ typedef struct vkcl_fastq {
                                   not by a command before their first timestamp */
     struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */
     uint64_t c_events;         /* C events made */
+    struct vkcl_cuda_dev *cuda; /* the device's CUDA copies (icd/cuda_copy.c); NULL: none */
     void *fn[15];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
@@ -132,6 +133,7 @@ typedef struct vkcl_fastm {
     void *buffer;              /* the VkBuffer, and the memory object's first byte in it */
     uint64_t offset, size;
     int readable, writable;    /* what its host-access flags allow */
+    const uint64_t *cuda_base; /* where CUDA sees `buffer`'s memory (0 until it does); NULL: never */
 } vkcl_fastm_t;
 
 vkcl_fastm_t *vkcl_fastm_new(void)
@@ -449,6 +451,7 @@ int vkcl_fast_map_copy(cl_int *ret, cl_command_queue queue, cl_mem buffer, int b
 void vkcl_host_copy(void *dst, const void *src, size_t n, int threads);
 
 #include "fast_chunks.c"
+#include "cuda_copy.c"
 
 /* A read or write of a buffer as one GPU copy in the open batch (after what C and Python put
  * there), its event made by Python when the application asks for one. The host side is copied
@@ -468,7 +471,8 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
         !(reading ? fm->readable : fm->writable) || offset > fm->size || size > fm->size - offset)
         return 0;
     uint64_t host_offset = fq->staging_offset;
-    void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset);
+    int host_cuda = 0;
+    void *host = vkcl_host_block_find(fq->device, ptr, size, &host_offset, &host_cuda);
     int staged = !host;
     /* Past half the staging memory, in halves (vkcl_fast_chunked), where the host copy threads
      * make it worth it (Python imports the pages otherwise); done before the call returns even
@@ -478,6 +482,11 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
         return 0;  /* the staging memory serves one transfer at a time */
     if (!vkcl_fast_open(fq, &fm->head))
         return 0;
+    if (host_cuda && vkcl_cuda_transfer(ret, fq, queue, fm, blocking, offset, size, ptr, reading, event,
+                                        command_type, own_only)) {
+        pthread_mutex_unlock(&fq->lock->m);
+        return 1;
+    }
     int query;
     if (((blocking || chunked) && fq->pending) || (fq->uma && fq->count == 0)) {
         pthread_mutex_unlock(&fq->lock->m);

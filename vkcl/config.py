@@ -49,6 +49,11 @@ SETTINGS = [
             "for in C (off: Python makes every event; tests of both)"),
     Setting("hold_clocks", _bool, True, "on an NVIDIA GPU with libcuda, keep its clocks up while vkcl uses it, as "
             "NVIDIA's OpenCL does, by retaining its CUDA context (costs ~0.1 s and ~0.5 GiB of device memory)"),
+    Setting("cuda_copies", int, 1, "transfers between vkcl's pinned memory and buffers by CUDA's copy engine, "
+            "which moves ~55 GB/s where NVIDIA's Vulkan driver moves ~50 (1: on NVIDIA GPUs with libcuda, 0: never, "
+            "2: on any device, for tests with a stand-in cuda_library)"),
+    Setting("cuda_copy_min_kb", int, 64, "the smallest transfer CUDA copies (KiB)"),
+    Setting("cuda_library", str, "", "the libcuda CUDA copies load (default libcuda.so.1)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "
             "discrete GPU, 100 elsewhere)"),
 ]

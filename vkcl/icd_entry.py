@@ -40,7 +40,9 @@ def shutdown() -> None:
         _shut_down = True
     try:
         from vkcl.core import completion
+        from vkcl.vulkan import cuda_copy
         from vkcl.vulkan.device import wait_idle_all
+        cuda_copy.stop_all()  # libcuda's own exit handlers may run before vkcl's
         completion.stop_all()
         wait_idle_all()
     except Exception:  # never turn an exit into a failure

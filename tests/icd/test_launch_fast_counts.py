@@ -1,6 +1,7 @@
 """The fast path is really taken: launches and small writes without an event, through a second
 ICD loader (ctypes, the system's libOpenCL) on pyopencl's objects, counted by icd/fast_path.c."""
 import pytest
+from checks import CONTEXT, LOADER
 
 pytest.importorskip("pyopencl")
 
@@ -103,31 +104,6 @@ def test_profiled_waits_for_events_take_the_fast_path(python_with_icd):
     launches, waits = _counts(result, "launches", "waits")
     # C records each launch with its timestamps and runs each clWaitForEvents
     assert launches >= 290 and waits >= 290, result.stdout
-
-
-# What the transfer snippets start with: vkcl's context, through pyopencl.
-CONTEXT = r"""
-import ctypes
-from ctypes import POINTER, byref, c_size_t, c_uint, c_uint64, c_void_p
-import numpy as np
-import pyopencl as cl
-
-p = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-ctx = cl.Context(p.get_devices())
-"""
-
-
-# The loader's entry points through ctypes: a second ICD loader in the process, on pyopencl's
-# objects, so that calls reach vkcl's C entry points as an application's do.
-LOADER = r"""
-ocl = ctypes.CDLL("libOpenCL.so.1")
-enqueue, finish = ocl.clEnqueueNDRangeKernel, ocl.clFinish
-enqueue.argtypes = [c_void_p, c_void_p, c_uint, c_void_p, POINTER(c_size_t), c_void_p, c_uint, c_void_p, c_void_p]
-finish.argtypes = [c_void_p]
-read, write = ocl.clEnqueueReadBuffer, ocl.clEnqueueWriteBuffer
-for f in (read, write):
-    f.argtypes = [c_void_p, c_void_p, c_uint, c_size_t, c_size_t, c_void_p, c_uint, c_void_p, c_void_p]
-"""
 
 
 TRANSFER_CODE = CONTEXT + r"""

@@ -90,6 +90,7 @@ class FastQueue:
         vkc.end(cb2)
         fq.cb2 = native.pointer(vk.ffi, cb2)
         fq.c_events_on = int(config.get("c_events"))
+        fq.cuda = vkdev.cuda_copies.c if vkdev.cuda_copies is not None else native.ffi.NULL
         if queue.profiling:
             fq.qbase = queue.queries.lend(C_QUERY_PAIRS, self._query_back)
             fq.qfree = (1 << C_QUERY_PAIRS) - 1
@@ -298,12 +299,16 @@ class FastBuffer(_CState):
     """A buffer C may read and write (vkcl_fastm_t): its bytes on one device, and what its
     host-access flags allow."""
 
-    __slots__ = ("mem",)
+    __slots__ = ("mem", "cuda_slot")
 
     def __init__(self, mem, vkdev):
         super().__init__(native.lib.vkcl_fastm_new())
         fm, self.mem = self.c, mem
         region = mem.region(vkdev)
+        # held here too: C reads it while this buffer's fast state lives (vulkan/cuda_copy.py)
+        self.cuda_slot = mem.allocation(vkdev).cuda_slot
+        if self.cuda_slot is not None:
+            fm.cuda_base = self.cuda_slot
         fm.device = native.pointer(vk.ffi, vkdev.handle)
         fm.context = native.ffi.cast("void *", id(mem.context))
         fm.buffer = native.pointer(vk.ffi, region.buffer)

@@ -61,11 +61,26 @@ def hold(vendor_id: int, device_uuid: bytes) -> subprocess.Popen | None:
         return proc
 
 
+def release(device_uuid: bytes) -> None:
+    """Let this process's holder of one GPU go (a CUDA context of the process's own holds the
+    clocks: vulkan/cuda_copy.py). A child of fork() leaves its parent's alone."""
+    with _lock:
+        proc, owner = _holders.get(device_uuid, (None, 0))
+        if proc is None or owner != os.getpid():
+            return
+        del _holders[device_uuid]
+    _end([proc])
+
+
 def release_all() -> None:
     """Let the holders go (tests; at exit the pipes close by themselves)."""
     with _lock:
         holders = [proc for proc, owner in _holders.values() if owner == os.getpid()]
         _holders.clear()
+    _end(holders)
+
+
+def _end(holders: list) -> None:
     for proc in holders:
         try:
             proc.stdin.close()

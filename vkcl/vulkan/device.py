@@ -10,7 +10,7 @@ import threading
 import vulkan as vk
 
 from vkcl import config, log, native
-from vkcl.vulkan import clock_hold
+from vkcl.vulkan import clock_hold, cuda_copy
 from vkcl.vulkan.check import call
 from vkcl.vulkan.instance import PhysicalDevice
 
@@ -44,6 +44,9 @@ class LogicalDevice:
         self.physical = pd
         self.family = pd.compute_family
         self.extensions = [e for e in OPTIONAL_EXTENSIONS if e in pd.extensions]
+        with_cuda = cuda_copy.wanted(pd)
+        if with_cuda:
+            self.extensions.append(cuda_copy.EXTENSION)
         has = pd.features
         f11 = vk.VkPhysicalDeviceVulkan11Features(**{n: True for n in _FEATURES11 if has.get(n)})
         f12 = vk.VkPhysicalDeviceVulkan12Features(pNext=f11, **{n: True for n in _FEATURES12 if has.get(n)})
@@ -62,6 +65,8 @@ class LogicalDevice:
         self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
         self.queue_lock = native.make_lock()  # the fast path's C code submits too
         _log.debug("created VkDevice on %r with %s", pd.name, self.extensions)
+        # Large transfers of vkcl's pinned memory by CUDA's copy engine (vulkan/cuda_copy.py)
+        self.cuda_copies = cuda_copy.CudaCopies(self) if with_cuda else None
         if config.get("hold_clocks"):
             clock_hold.hold(pd.vendor_id, pd.device_uuid)
 

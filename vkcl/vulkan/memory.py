@@ -63,6 +63,12 @@ class Allocation:
         return None if self._block is None else self._block.memory
 
     @property
+    def cuda_slot(self):
+        """Where C reads the CUDA address of the block's memory (vulkan/cuda_copy.py); None when
+        CUDA never sees it."""
+        return None if self._block is None else self._block.cuda_slot
+
+    @property
     def memory_offset(self) -> int:
         """Offset of the first byte within `memory` (blocks bind their buffer at 0)."""
         return self.offset
@@ -106,6 +112,7 @@ class Allocator:
         self._next_id = 1
         self._imported: dict[int, Block] = {}
         self._importer: raw.HostImporter | None = None
+        self.cuda = getattr(device, "cuda_copies", None)  # vulkan/cuda_copy.py's, on NVIDIA GPUs
 
         allowed, base_align = self._probe_requirements()
         self._pools: dict = {}  # memory type index (or (index, "unmapped")) -> Pool
@@ -270,15 +277,21 @@ class Allocator:
             if self._heap_reserved[heap] + size > self._heap_size[heap]:
                 raise AllocationFailed(message=f"memory heap {heap} is full: {self._heap_reserved[heap]} "
                                                f"of {self._heap_size[heap]} bytes in use, {size} more asked")
+        export = self.cuda is not None and not pool.host_visible  # buffer memory CUDA may copy into
         try:
-            rb = raw.create_block(self._handle, size, pool.type_index, pool.host_visible, dedicated)
+            rb = raw.create_block(self._handle, size, pool.type_index, pool.host_visible, dedicated, export)
         except VulkanError as e:
             raise AllocationFailed(_cl_code(e), str(e)) from e
         block = self._new_block(rb, pool, size)
+        block.dedicated = dedicated
+        if export:
+            block.cuda_slot = self.cuda.new_slot()
         if rb.host is not None and block.coherent and native.lib is not None:
             # C's blocking transfers copy straight from and to it (icd/fast_path.c)
             native.lib.vkcl_host_block_add(native.pointer(raw.ffi, self._handle), native.pointer(raw.ffi, rb.buffer),
                                            native.pointer(raw.ffi, rb.host), size)
+        if self.cuda is not None:
+            self.cuda.block_created(block, self._blocks)
         self._heap_reserved[heap] += rb.reserved
         _log.debug("new %s block of %d bytes in memory type %d at %#x", "dedicated" if dedicated else "pool",
                    size, pool.type_index, block.address)
@@ -299,10 +312,16 @@ class Allocator:
             self._heap_reserved[pool.heap] -= block.reserved
         if block.host is not None and not block.imported and native.lib is not None:
             native.lib.vkcl_host_block_remove(native.pointer(raw.ffi, block.host))
+        if block.cuda is not None:
+            self.cuda.block_destroyed(block)
         raw.destroy(self._handle, block.buffer, block.memory)
         block.pool = block.host = None
         _log.debug("freed block of %d bytes (memory type %s)", block.size,
                    "imported" if block.imported else pool.type_index)
+
+    def _blocks(self) -> list[Block]:
+        """Every block of the pools, recycled ones too (not imported application memory)."""
+        return [b for pool in self._pools.values() for b in (*pool.blocks.values(), *pool.recycled)]
 
     def _release_spares(self, heap: int | None = None, keep: int = 0) -> None:
         for pool in self._pools.values():

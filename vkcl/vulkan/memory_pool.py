@@ -23,7 +23,8 @@ class Block:
     blocks serve one allocation. `pool` is None once the block is destroyed."""
 
     __slots__ = ("id", "key_base", "pool", "buffer", "memory", "size", "reserved", "address", "host",
-                 "host_visible", "coherent", "origin", "usable", "used", "count", "dedicated", "imported")
+                 "host_visible", "coherent", "origin", "usable", "used", "count", "dedicated", "imported",
+                 "cuda_slot", "cuda")
 
     def __init__(self, block_id: int, pool, buffer, memory, size: int, reserved: int, address: int, host):
         self.id, self.key_base, self.pool = block_id, block_id << OFFSET_BITS, pool
@@ -33,6 +34,7 @@ class Block:
         self.origin, self.usable = 0, size
         self.used = self.count = 0
         self.dedicated = self.imported = False
+        self.cuda_slot = self.cuda = None  # vulkan/cuda_copy.py's: where C reads its CUDA address, its CUDA state
 
 
 class Pool:

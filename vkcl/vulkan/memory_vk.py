@@ -22,12 +22,14 @@ USAGE_UNIFORM = 0x10
 BUFFER_USAGE = USAGE_STORAGE | USAGE_UNIFORM | USAGE_TRANSFER_SRC | USAGE_TRANSFER_DST | USAGE_DEVICE_ADDRESS
 ALLOCATE_DEVICE_ADDRESS = 0x2
 HOST_ALLOCATION_EXT = 0x80  # VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+OPAQUE_FD = 0x1  # VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
 _ST_MEMORY_ALLOCATE = 5
 _ST_MAPPED_RANGE = 6
 _ST_BUFFER_CREATE = 12
 _ST_PROPERTIES_2 = 1000059001
 _ST_ALLOCATE_FLAGS = 1000060000
 _ST_EXTERNAL_BUFFER = 1000072000
+_ST_EXPORT_ALLOCATE = 1000072002
 _ST_DEDICATED_ALLOCATE = 1000127001
 _ST_IMPORT_HOST_POINTER = 1000178000
 _ST_HOST_POINTER_PROPS = 1000178001
@@ -64,10 +66,13 @@ def requirements(device, buf) -> tuple[int, int, int]:
     return int(req.size), int(req.alignment), int(req.memoryTypeBits)
 
 
-def allocate_bind(device, buf, size: int, type_index: int, dedicated: bool = False, host_ptr=None):
-    """vkAllocateMemory (device-address capable, optionally dedicated or importing `host_ptr`),
-    then vkBindBufferMemory at offset 0. Returns the VkDeviceMemory."""
+def allocate_bind(device, buf, size: int, type_index: int, dedicated: bool = False, host_ptr=None,
+                  export: bool = False):
+    """vkAllocateMemory (device-address capable, optionally dedicated, importing `host_ptr` or
+    exportable as an opaque fd), then vkBindBufferMemory at offset 0. Returns the VkDeviceMemory."""
     chain = [ffi.new("VkMemoryAllocateFlagsInfo *", {"sType": _ST_ALLOCATE_FLAGS, "flags": ALLOCATE_DEVICE_ADDRESS})]
+    if export:
+        chain.append(ffi.new("VkExportMemoryAllocateInfo *", {"sType": _ST_EXPORT_ALLOCATE, "handleTypes": OPAQUE_FD}))
     if dedicated:
         chain.append(ffi.new("VkMemoryDedicatedAllocateInfo *", {"sType": _ST_DEDICATED_ALLOCATE, "buffer": buf}))
     if host_ptr is not None:
@@ -92,14 +97,16 @@ def buffer_address(device, buf) -> int:
     return int(lib.vkGetBufferDeviceAddress(device, info))
 
 
-def create_block(device, size: int, type_index: int, mapped: bool, dedicated: bool = False) -> RawBlock:
-    """A buffer of `size` bytes in memory type `type_index`, mapped for its lifetime if `mapped`.
-    Raises VulkanError; nothing is left behind on failure."""
-    buf = create_buffer(device, size)
+def create_block(device, size: int, type_index: int, mapped: bool, dedicated: bool = False,
+                 export: bool = False) -> RawBlock:
+    """A buffer of `size` bytes in memory type `type_index`, mapped for its lifetime if `mapped`,
+    its memory exportable as an opaque fd if `export`. Raises VulkanError; nothing is left behind
+    on failure."""
+    buf = create_buffer(device, size, OPAQUE_FD if export else 0)
     mem = None
     try:
         reserved, _, _ = requirements(device, buf)
-        mem = allocate_bind(device, buf, reserved, type_index, dedicated=dedicated)
+        mem = allocate_bind(device, buf, reserved, type_index, dedicated=dedicated, export=export)
         host = None
         if mapped:
             pp = ffi.new("void **")
