@@ -359,3 +359,37 @@ if "5" in PARTS:
                     record(src_, dst_, 0, size)
                     vt.append(sorted(ce_then_cpu(None, None, size, None) for _ in range(15))[7] * 1e6)
                 print(f"    {size >> 10:6d} KiB  {ch:7.1f} {cd:7.1f}  | {vt[0]:7.1f} {vt[1]:7.1f}", flush=True)
+
+# 6: one large copy split over several streams (copy engines): past one stream's rate?
+if "6" in PARTS:
+    cu.cuMemHostRegister_v2.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
+    exported = allocate(0x1, 0x2, export=True)
+    vdp = cuda_import(exported)
+    ck(cu.cuMemHostRegister_v2(ctypes.c_void_p(staging[2]), ctypes.c_size_t(SIZE), 0), "cuMemHostRegister")
+    streams = []
+    for _ in range(4):
+        s = ctypes.c_void_p()
+        ck(cu.cuStreamCreate(ctypes.byref(s), 1), "cuStreamCreate")
+        streams.append(s)
+
+    def split_rate(h2d, k):
+        part = SIZE // k
+        def once():
+            t0 = time.perf_counter()
+            for i in range(k):
+                d, h = ctypes.c_uint64(vdp + i * part), ctypes.c_void_p(staging[2] + i * part)
+                if h2d:
+                    ck(cu.cuMemcpyHtoDAsync_v2(d, h, ctypes.c_size_t(part), streams[i]), "HtoDAsync")
+                else:
+                    ck(cu.cuMemcpyDtoHAsync_v2(h, d, ctypes.c_size_t(part), streams[i]), "DtoHAsync")
+            for i in range(k):
+                ck(cu.cuStreamSynchronize(streams[i]), "sync")
+            return time.perf_counter() - t0
+        times = sorted(once() for _ in range(21))
+        return SIZE / times[10] / 1e9, SIZE / times[0] / 1e9
+
+    print("\none 256 MiB copy over k streams, registered staging <-> Vulkan's device memory (GB/s median / best of 21)")
+    for k in (1, 2, 4, 1, 2):
+        hm, hb = split_rate(True, k)
+        dm, db = split_rate(False, k)
+        print(f"  k={k}: h->d {hm:5.1f} / {hb:5.1f}   d->h {dm:5.1f} / {db:5.1f}", flush=True)

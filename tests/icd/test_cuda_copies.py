@@ -181,3 +181,26 @@ def test_without_cuda_vulkan_copies(python_with_icd, standin, on_nvidia, failing
         assert got["state"] == "on" and got["copies"] == "0" and got["imported"] == "0", got
     else:  # no pinned memory in CUDA, or its first copy failed (then CUDA copies no more)
         assert got["state"] == "on" and got["copies"] == "0", got
+
+
+NO_PINNED_CODE = CONTEXT + r"""
+from vkcl.vulkan import cuda_copy
+q = cl.CommandQueue(ctx)
+k = cl.Program(ctx, "kernel void bump(global int *c) { c[get_global_id(0)] += 1; }").build().bump
+host = np.zeros(1 << 20, np.int32)
+buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+for i in range(3):
+    k(q, host.shape, None, buf)
+    cl.enqueue_copy(q, host, buf)  # pageable: through C's or Python's staging memory, never CUDA
+assert (host == 3).all()
+print("state", cuda_copy._all[0].state)
+"""
+
+
+def test_no_cuda_without_pinned_memory(python_with_icd, standin):
+    """CUDA starts with pinned memory CUDA could copy (an ALLOC_HOST_PTR buffer, a map's staging),
+    not with the staging memory of pageable transfers: a process that launches kernels and reads
+    their results keeps CUDA out (on the H200, a CUDA context replacing the clock holder made
+    some processes' round trips slow)."""
+    got = _words(python_with_icd(NO_PINNED_CODE, env=standin))
+    assert got["state"] == "idle", got

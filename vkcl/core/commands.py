@@ -328,6 +328,7 @@ class MapBuffer(_Staged):
             self.mapping = Mapping(ptr, offset, size, flags, None, True)
         else:
             st = self._stage(vkdev, max(size, 1), MemoryKind.READBACK)
+            self.allocator.start_cuda(size)  # its copies may be CUDA's (vulkan/cuda_copy.py)
             r = mem.region(vkdev)
             self.src = r.buffer
             if not invalidate:

@@ -119,6 +119,8 @@ class Buffer(MemObject):
             # then zero-copy and transfers from it are direct DMA.
             host = self.flags & cl.CL_MEM_ALLOC_HOST_PTR and not vkdev.physical.is_uma
             alloc = allocator.allocate(self.size, MemoryKind.STAGING if host else MemoryKind.DEVICE)
+            if host:  # transfers from and to it may be CUDA's (vulkan/cuda_copy.py)
+                allocator.start_cuda(self.size)
         self._storage[vkdev] = alloc
         weakref.finalize(self, allocator.free, alloc)
 

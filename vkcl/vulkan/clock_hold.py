@@ -13,6 +13,8 @@ H200's memory. Only in CUDA's default compute mode.
 Not in vkcl's own process: CUDA's start-up (~0.15 s) would delay the first context, on a thread
 it met libcuda's exit handlers at exit() (short programs hung or died on a glibc assertion on
 the H200), and an application process with CUDA initialised cannot use CUDA in a fork()ed child.
+(CUDA copies, cuda_copy.py, start CUDA in vkcl's process only for pinned memory, on the calling
+thread; the holder stays then too.)
 """
 from __future__ import annotations
 
@@ -61,26 +63,11 @@ def hold(vendor_id: int, device_uuid: bytes) -> subprocess.Popen | None:
         return proc
 
 
-def release(device_uuid: bytes) -> None:
-    """Let this process's holder of one GPU go (a CUDA context of the process's own holds the
-    clocks: vulkan/cuda_copy.py). A child of fork() leaves its parent's alone."""
-    with _lock:
-        proc, owner = _holders.get(device_uuid, (None, 0))
-        if proc is None or owner != os.getpid():
-            return
-        del _holders[device_uuid]
-    _end([proc])
-
-
 def release_all() -> None:
     """Let the holders go (tests; at exit the pipes close by themselves)."""
     with _lock:
         holders = [proc for proc, owner in _holders.values() if owner == os.getpid()]
         _holders.clear()
-    _end(holders)
-
-
-def _end(holders: list) -> None:
     for proc in holders:
         try:
             proc.stdin.close()

@@ -15,11 +15,14 @@ How.
   sees it at a device address, which C reads through `Block.cuda_slot` (vkcl_fastm_t.cuda_base).
 - Host-visible, coherent blocks (CL_MEM_ALLOC_HOST_PTR buffers, maps' staging memory, C's staging
   memory) are registered with CUDA and marked so in C's table of vkcl's host memory.
-- CUDA starts with the device's first host-visible block, when the application first moves data
-  (cuInit, the primary context of the GPU with the same UUID, two streams of vkcl's own: ~0.15 s
-  once, on the calling thread; never on a thread of vkcl's, where CUDA's start-up met libcuda's
-  exit handlers). Blocks made before then are attached at the start. The clock holder
-  (clock_hold.py) is let go then: this process's context holds the clocks.
+- CUDA starts (cuInit, the primary context of the GPU with the same UUID, two streams of vkcl's
+  own: ~0.15 s once, on the calling thread) when the application makes pinned memory CUDA could
+  copy: a CL_MEM_ALLOC_HOST_PTR buffer, or a map's staging memory, of at least cuda_copy_min_kb
+  (Allocator.start_cuda, called by core). Never on a thread of vkcl's, where CUDA's start-up met
+  libcuda's exit handlers, and not for C's own staging memory (pageable transfers never take
+  this path): a process that only launches kernels keeps CUDA out. Blocks made before then are
+  attached at the start. The clock holder (clock_hold.py) stays: when this process's context
+  replaced it, round trips took 51 us instead of 14 in 3 of 15 runs on the H200.
 - A CUDA error at any step leaves CUDA out (`VKCL_LOG=vk` says why): Vulkan copies everything.
   So does a fork()ed child (C compares the pid) and the process's exit (stop()).
 Every call here runs under the device's allocator lock (vulkan/memory.py calls it).
@@ -31,7 +34,6 @@ import os
 import vulkan as vk
 
 from vkcl import config, log, native
-from vkcl.vulkan import clock_hold
 from vkcl.vulkan.cuda import COPY_FUNCTIONS, Cuda, CudaError
 
 _log = log.get("vk")
@@ -62,6 +64,7 @@ class CudaCopies:
         if self.c == native.ffi.NULL:
             raise MemoryError("vkcl_cuda_dev_new")
         self.state = "idle"  # "on" once started, "off" when CUDA cannot be had or the process exits
+        self.min_size = max(1, config.get("cuda_copy_min_kb")) << 10  # smaller transfers stay Vulkan's
         self.cuda: Cuda | None = None
         self.ctx = 0
         self._get_fd = None
@@ -78,10 +81,7 @@ class CudaCopies:
         """Where C reads a new exportable block's CUDA address (0 until CUDA has it)."""
         return native.ffi.new("uint64_t *")
 
-    def block_created(self, block, all_blocks) -> None:
-        """`block` was made (not in its pool yet); `all_blocks()` lists the allocator's others."""
-        if self.state == "idle" and block.host is not None:
-            self._start(all_blocks())
+    def block_created(self, block) -> None:
         if self.state == "on":
             self._attach(block)
 
@@ -103,7 +103,8 @@ class CudaCopies:
 
     # -- start and stop ------------------------------------------------------------------------
 
-    def _start(self, blocks) -> None:
+    def start(self, blocks) -> None:
+        """Start CUDA and attach `blocks` (the allocator's); "off" for good when it cannot."""
         self.state = "off"
         pd = self.device.physical
         try:
@@ -123,14 +124,12 @@ class CudaCopies:
             c.stream[i] = ffi.cast("void *", s)
         for i, fn in enumerate(fns):
             c.fn[i] = ffi.cast("void *", fn)
-        c.min_size = max(1, config.get("cuda_copy_min_kb")) << 10
+        c.min_size = self.min_size
         self.state = "on"
         for block in blocks:
             self._attach(block)
         native.lib.vkcl_cuda_dev_start(c)
         _log.debug("cuda_copies: on for %r (pid %d)", pd.name, os.getpid())
-        if config.get("hold_clocks"):
-            clock_hold.release(pd.device_uuid)  # this process's CUDA context holds them now
 
     def _attach(self, block) -> None:
         """Register a host-visible, coherent block with CUDA, or import an exportable one."""

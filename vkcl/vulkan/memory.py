@@ -291,7 +291,7 @@ class Allocator:
             native.lib.vkcl_host_block_add(native.pointer(raw.ffi, self._handle), native.pointer(raw.ffi, rb.buffer),
                                            native.pointer(raw.ffi, rb.host), size)
         if self.cuda is not None:
-            self.cuda.block_created(block, self._blocks)
+            self.cuda.block_created(block)
         self._heap_reserved[heap] += rb.reserved
         _log.debug("new %s block of %d bytes in memory type %d at %#x", "dedicated" if dedicated else "pool",
                    size, pool.type_index, block.address)
@@ -319,9 +319,14 @@ class Allocator:
         _log.debug("freed block of %d bytes (memory type %s)", block.size,
                    "imported" if block.imported else pool.type_index)
 
-    def _blocks(self) -> list[Block]:
-        """Every block of the pools, recycled ones too (not imported application memory)."""
-        return [b for pool in self._pools.values() for b in (*pool.blocks.values(), *pool.recycled)]
+    def start_cuda(self, size: int) -> None:
+        """The application made `size` bytes of pinned memory (an ALLOC_HOST_PTR buffer, a map's
+        staging): where the device has CUDA copies and the size is worth one, start them."""
+        cuda = self.cuda
+        if cuda is not None and cuda.state == "idle" and size >= cuda.min_size:
+            with self._lock:
+                if cuda.state == "idle":
+                    cuda.start([b for pool in self._pools.values() for b in (*pool.blocks.values(), *pool.recycled)])
 
     def _release_spares(self, heap: int | None = None, keep: int = 0) -> None:
         for pool in self._pools.values():
