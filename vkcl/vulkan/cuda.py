@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 from ctypes import POINTER, byref, c_int, c_size_t, c_uint, c_uint64, c_void_p
 
 EXTERNAL_MEMORY_OPAQUE_FD = 1   # CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD
@@ -107,12 +108,16 @@ class Cuda:
         self._call("cuMemHostUnregister", ptr)
 
     def import_memory(self, fd: int, size: int, dedicated: bool) -> tuple[int, int]:
-        """Import a Vulkan allocation's opaque fd (CUDA owns the fd once this succeeds): its
-        CUexternalMemory and the device address of all `size` bytes."""
+        """Import a Vulkan allocation's opaque fd, which this takes (CUDA's once imported, closed
+        if not): its CUexternalMemory and the device address of all `size` bytes."""
         ext, dptr = c_void_p(), c_uint64()
         desc = _MemoryHandleDesc(type=EXTERNAL_MEMORY_OPAQUE_FD, fd=fd, size=size,
                                  flags=EXTERNAL_MEMORY_DEDICATED if dedicated else 0)
-        self._call("cuImportExternalMemory", byref(ext), byref(desc))
+        try:
+            self._call("cuImportExternalMemory", byref(ext), byref(desc))
+        except CudaError:
+            os.close(fd)
+            raise
         try:
             self._call("cuExternalMemoryGetMappedBuffer", byref(dptr), ext, byref(_BufferDesc(offset=0, size=size)))
         except CudaError:

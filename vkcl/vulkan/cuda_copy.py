@@ -34,13 +34,13 @@ import os
 import vulkan as vk
 
 from vkcl import config, log, native
+from vkcl.vulkan import memory_vk as raw
+from vkcl.vulkan.clock_hold import NVIDIA_VENDOR_ID
 from vkcl.vulkan.cuda import COPY_FUNCTIONS, Cuda, CudaError
 
 _log = log.get("vk")
 
-NVIDIA_VENDOR_ID = 0x10DE
 EXTENSION = "VK_KHR_external_memory_fd"
-OPAQUE_FD = 0x1  # VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
 
 _all: list["CudaCopies"] = []
 
@@ -143,12 +143,8 @@ class CudaCopies:
                     native.lib.vkcl_host_block_cuda(native.pointer(vk.ffi, block.host), 1)
                 elif block.cuda_slot is not None:
                     fd = self._get_fd(self.device.handle, vk.VkMemoryGetFdInfoKHR(memory=block.memory,
-                                                                                 handleType=OPAQUE_FD))
-                    try:
-                        block.cuda = self.cuda.import_memory(fd, block.reserved, block.dedicated)
-                    except CudaError:
-                        os.close(fd)  # CUDA owns it only once imported
-                        raise
+                                                                                 handleType=raw.OPAQUE_FD))
+                    block.cuda = self.cuda.import_memory(fd, block.reserved, block.dedicated)
                     block.cuda_slot[0] = block.cuda[1]
         except (CudaError, vk.VkError) as e:
             _log.debug("cuda_copies: a block of %d bytes stays Vulkan's: %s", block.size, e)
