@@ -136,7 +136,7 @@ class CudaCopies:
         try:
             with self.cuda.current(self.ctx):
                 if block.host is not None:
-                    if not block.coherent or block.imported:
+                    if not block.coherent:  # C copies only with coherent memory
                         return
                     self.cuda.register_host(int(vk.ffi.cast("uintptr_t", block.host)), block.size)
                     block.cuda = True

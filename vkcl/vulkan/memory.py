@@ -260,7 +260,6 @@ class Allocator:
             block.used = span
             return block, offset
         block = self._create_block(pool, span + extra, dedicated=True)
-        block.dedicated = True
         pool.blocks[block.id] = block
         offset = -block.address & (align - 1)
         block.used = span
