@@ -317,7 +317,7 @@ print("OK")
 
 def test_nan_is_a_quiet_nan_with_its_code(python_with_icd):
     """nan(code): a quiet NaN carrying the code, for float, double and their vectors (clspv's
-    double builtin alone made nan(0UL) infinity: vkcl/compiler/prelude.py)."""
+    double builtin alone made nan(0UL) infinity: vkcl/compiler/prelude/nan.py)."""
     run(python_with_icd, """
 src = '''
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

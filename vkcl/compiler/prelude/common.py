@@ -1,0 +1,17 @@
+"""What every prelude part shares: the type names and the extension guards."""
+from __future__ import annotations
+
+SCALARS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half")
+WIDTHS = ("", "2", "3", "4", "8", "16")
+GUARD = {"double": "defined(cl_khr_fp64) || defined(__opencl_c_fp64)", "half": "defined(cl_khr_fp16)"}
+EXTENSION = {"double": "cl_khr_fp64", "half": "cl_khr_fp16"}
+# How a prelude function is declared: internal to the program, overloadable, inlined.
+OVERLOAD = "static inline __attribute__((overloadable, always_inline))"
+
+
+def guarded(scalar: str, body: str) -> str:
+    """`body` only where the device has `scalar` (double and half need their extensions)."""
+    guard = GUARD.get(scalar)
+    if not guard or not body:
+        return body
+    return f"#if {guard}\n#pragma OPENCL EXTENSION {EXTENSION[scalar]} : enable\n{body}#endif\n"
