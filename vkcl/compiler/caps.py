@@ -62,9 +62,6 @@ class DeviceCaps:
     # (phi copies, a reloaded constant): 6 next to 64 FFMAs at 150 (91% of the issue slots),
     # 6 next to 128 at 300 (96%). See docs/performance.md, "MAD float".
     unroll_partial_threshold: int = 0
-    # mad() as GLSL.std.450 Fma (spirv_fixes.fuse_multiply_adds): for drivers whose code from
-    # Fma beats their own fusing of a multiply and an add (NVIDIA).
-    fused_mad: bool = False
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:

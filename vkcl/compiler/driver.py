@@ -126,9 +126,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
-        contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
-        _attach_output(result, out.binary, contraction, caps.fused_mad, caps.max_push_constant_size)
+        _attach_output(result, out.binary, opts, caps.max_push_constant_size)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -142,11 +140,11 @@ def _safe_version() -> str:
         return "unavailable"
 
 
-_contract_off = re.compile(rb"#\s*pragma\s+OPENCL\s+FP_CONTRACT\s+OFF")
+# OpenCL C versions with only the 1.x atomic functions, which are relaxed (OpenCL C 1.2, 6.12.11).
+_RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
-def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True, fused_mad: bool = False,
-                   push_constant_limit: int = 128) -> None:
+def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, push_constant_limit: int = 128) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -155,7 +153,10 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary, contraction, fused_mad, push_constant_limit)
+        unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
+        binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
+                                    relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
+                                    push_constant_limit=push_constant_limit)
         result.reflection = parse_reflection(binary)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
     except (ReflectionError, spirv.SpirvFormatError) as e:

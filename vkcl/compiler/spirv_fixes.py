@@ -18,20 +18,21 @@
    two kernels of one program, one taking a padded struct by value). An entry point may have
    one push-constant block, so its pipeline failed (VK_ERROR_UNKNOWN); each entry point keeps
    only the push-constant variables its function uses.
-5. NoContraction on multiply-adds (allow_contraction): clspv turns mad() into a multiply and
-   an add that may not be fused. OpenCL allows mad() to fuse, and FP_CONTRACT is ON by
-   default in OpenCL C, so the decorations only halve throughput (seen: 0.46x NVIDIA's
-   OpenCL on an H100). They stay when the source turns FP_CONTRACT OFF.
-6. Ordered atomics (relax_atomics): clspv gives every atomic AcquireRelease semantics, and
-   NVIDIA fences around each (seen: a histogram at 0.11x). OpenCL 1.x atomic functions are
-   relaxed, and vkcl reports only relaxed atomics (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), so
-   the ordering bits are dropped; the storage-class bits stay. Fences and barriers are
+5. Exactness (allow_contraction, fuse_multiply_adds): clspv decorates every float operation
+   it must not contract NoContraction; without it a Vulkan driver may reassociate (seen on
+   lavapipe and NVIDIA with every NoContraction stripped: `10 - (10 - x)` became x, `inf * 0`
+   became 0). So the decorations stay, unless the build options allow the change:
+   -cl-mad-enable, -cl-unsafe-math-optimizations or -cl-fast-relaxed-math let each multiply-add
+   pair become GLSL.std.450 Fma (fuse_multiply_adds); the last two also let the driver
+   reassociate (allow_contraction strips the decorations). mad() needs neither: the prelude
+   makes it a contracted expression, which clspv writes as Fma (prelude/mad.py).
+6. Ordered atomics (relax_atomics): clspv gives the OpenCL 1.x atomic functions AcquireRelease
+   semantics, and NVIDIA fences around each (seen: a histogram at 0.11x). They are relaxed
+   functions, so in a program whose OpenCL C version has no other atomics (1.0-1.2, the default)
+   the ordering bits are dropped; the storage-class bits stay. In OpenCL C 2.0 and 3.0 programs
+   they stay: there C11 atomics keep the order the source gave them. Fences and barriers are
    separate instructions and keep their semantics.
-7. mad() as a fused multiply-add (fuse_multiply_adds, where the device asks for it): with
-   contraction allowed, each multiply-add pair clspv made of mad() becomes GLSL.std.450 Fma,
-   which OpenCL allows for mad(). NVIDIA's driver fuses the pair itself, but its code from Fma
-   is faster (H200, 8 chains of double multiply-adds: 30.6 TFLOP/s from the pair, 33.3 from
-   Fma; NVIDIA's OpenCL 30.5).
+7. (Retired: mad() as Fma is the prelude's work now, prelude/mad.py.)
 8. Phis that differ only by OpUndef after a runtime-unrolled loop (spirv_phis.py): merged, so
    that NVIDIA's driver does not keep each loop value twice.
 9. The OpUndef inputs left in phis (spirv_phis.fill_undef_phi_inputs), such as those of the
@@ -64,7 +65,7 @@ from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 8
+VERSION = 9
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -81,10 +82,12 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
                          83: "OpCopyObject", 46: "OpConstantNull", 61: "OpLoad", 55: "OpFunctionParameter"}
 
 
-def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_constant_limit: int = 128) -> bytes:
-    """Every repair below; `contraction`: the source allows contraction (no FP_CONTRACT OFF);
-    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad); `push_constant_limit`:
-    the device's maxPushConstantsSize."""
+def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
+           push_constant_limit: int = 128) -> bytes:
+    """Every repair below; `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or
+    unsafe math); `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
+    -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
+    atomic functions; `push_constant_limit`: the device's maxPushConstantsSize."""
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -93,11 +96,11 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_
     data = fill_undef_phi_inputs(data)
     data = pack_dot_products(data)
     data = convert_arguments_on_host(data, push_constant_limit)
-    if contraction:
-        if fused_mad:
-            data = fuse_multiply_adds(data)
+    if mad_enable or unsafe_math:
+        data = fuse_multiply_adds(data)
+    if unsafe_math:
         data = allow_contraction(data)
-    return relax_atomics(data)
+    return relax_atomics(data) if relaxed_atomics else data
 
 
 DECORATION_NO_CONTRACTION = 42
@@ -119,22 +122,21 @@ GLSL_STD_450, GLSL_FMA = "GLSL.std.450", 50
 
 
 def fuse_multiply_adds(data: bytes) -> bytes:
-    """OpFAdd(OpFMul(a, b), c), both NoContraction (how clspv writes mad() when contraction is
-    allowed: FP_CONTRACT OFF decorates plain a * b + c too, so the caller checks), becomes
-    Fma(a, b, c). A multiply no other instruction uses goes, with its decorations (NVIDIA's
-    driver did not drop it: a mad() double loop stayed at the pair's speed with it)."""
+    """OpFAdd(OpFMul(a, b), c) becomes Fma(a, b, c): only where the build options allow it (clspv
+    decorates such a pair NoContraction, or, under -cl-mad-enable, leaves the fusing to the
+    driver: Fma is faster on NVIDIA). A multiply no other instruction uses goes, with its
+    decorations (NVIDIA's driver did not drop it: a double multiply-add loop stayed at the
+    pair's speed with it)."""
     words = spirv.to_words(data)
-    no_contraction, muls, glsl, memory_model = set(), {}, None, None
+    muls, glsl, memory_model = {}, None, None
     for pos, op, n in spirv.instructions(words):
-        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION:
-            no_contraction.add(words[pos + 1])
-        elif op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + n)[0] == GLSL_STD_450:
+        if op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + n)[0] == GLSL_STD_450:
             glsl = words[pos + 1]
         elif op == spirv.OP_MEMORY_MODEL and memory_model is None:
             memory_model = pos
         elif op == OP_FMUL and n == 5:
             muls[words[pos + 2]] = (words[pos + 1], words[pos + 3], words[pos + 4])
-    fusable = {r for r, (t, _, _) in muls.items() if r in no_contraction}
+    fusable = set(muls)
     if not fusable:
         return data
     import_words = []
@@ -151,7 +153,7 @@ def fuse_multiply_adds(data: bytes) -> bytes:
     for pos, op, n, in_function in spirv.instructions_scoped(words):
         if not in_function or op == spirv.OP_LINE:
             continue
-        if op == OP_FADD and n == 5 and words[pos + 2] in no_contraction:
+        if op == OP_FADD and n == 5:
             t, r, x, y = words[pos + 1:pos + 5]
             m, c = (x, y) if x in fusable else (y, x) if y in fusable else (None, None)
             if m is not None and muls[m][0] == t:

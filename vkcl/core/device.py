@@ -201,9 +201,8 @@ class Device(CLObject):
             unroll_partial_threshold=0 if pd.is_uma else 300,
             # NVIDIA's Fma is one fused instruction (FFMA/DFMA, one rounding): fma() need not
             # be emulated (clspv's float emulation ran at 265 GFLOP/s on an H200, the
-            # instruction at 62,700), and mad() is faster as Fma than as a pair NVIDIA fuses.
+            # instruction at 62,700).
             native_builtins=("fma",) if pd.vendor_id == NVIDIA_VENDOR_ID else (),
-            fused_mad=pd.vendor_id == NVIDIA_VENDOR_ID,
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
