@@ -126,7 +126,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        _attach_output(result, out.binary, opts, caps.max_push_constant_size)
+        _attach_output(result, out.binary, opts, caps)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -144,7 +144,7 @@ def _safe_version() -> str:
 _RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
-def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, push_constant_limit: int = 128) -> None:
+def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -156,7 +156,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, pus
         unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
-                                    push_constant_limit=push_constant_limit)
+                                    push_constant_limit=caps.max_push_constant_size,
+                                    float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte))
         result.reflection = parse_reflection(binary)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
     except (ReflectionError, spirv.SpirvFormatError) as e:

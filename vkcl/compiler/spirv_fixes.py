@@ -45,6 +45,8 @@
    H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
 12. printf's return value (spirv_printf.py): 0 on success, not clspv's 1. It needs the
    reflection, so the compiler driver applies it after parsing it.
+13. Float execution modes (spirv_float_modes.py): signed zeros, infinities, NaNs and, where
+   the device can, denormals preserved, and rounding to nearest even, on every entry point.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -62,10 +64,11 @@ from array import array
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_args import convert_arguments_on_host
 from vkcl.compiler.spirv_dot import pack_dot_products
+from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 9
+VERSION = 10
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -83,11 +86,13 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
-           push_constant_limit: int = 128) -> bytes:
+           push_constant_limit: int = 128, float_modes: tuple = ((), (), ())) -> bytes:
     """Every repair below; `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or
     unsafe math); `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
     -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
-    atomic functions; `push_constant_limit`: the device's maxPushConstantsSize."""
+    atomic functions; `push_constant_limit`: the device's maxPushConstantsSize; `float_modes`:
+    the float widths whose (signed zeros, infinities and NaNs), (denormals) the device preserves,
+    and those it rounds to nearest even on request."""
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -100,6 +105,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = fuse_multiply_adds(data)
     if unsafe_math:
         data = allow_contraction(data)
+    data = add_float_modes(data, *float_modes)
     return relax_atomics(data) if relaxed_atomics else data
 
 
