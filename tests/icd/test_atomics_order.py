@@ -1,32 +1,15 @@
-"""Atomics keep their semantics: C11 atomic_flag
-locks exclude work-items of different work-groups (vkcl/compiler/prelude/atomic_flag.py), and a
-flag in local memory builds (clspv aborted on it)."""
+"""atomic_flag (vkcl/compiler/prelude/atomic_flag.py): a flag in local memory builds (clspv
+aborted on it) and one work-item of each group wins it; a flag in global memory works too.
+
+Not tested: a lock across work-groups, which needs acquire/release at device scope. vkcl does
+not claim it (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: relaxed, work-group scope), and on the H200
+such a lock did not order the plain accesses it guarded (clspv's GLSL450 memory model has no
+availability or visibility operations)."""
 import pytest
 
 from test_kernels_pyopencl import run
 
 pytest.importorskip("pyopencl")
-
-
-def test_atomic_flag_lock_across_work_groups(python_with_icd):
-    """Each work-group's one work-item takes a global flag, bumps a plain counter, releases."""
-    run(python_with_icd, """
-groups, rounds = 64, 4
-src = '''
-kernel void k(global atomic_flag *lock, global int *counter) {
-  for (int r = 0; r < ROUNDS; r++) {
-    while (atomic_flag_test_and_set_explicit(lock, memory_order_acquire)) ;
-    int v = *(volatile global int *)counter;
-    *(volatile global int *)counter = v + 1;
-    atomic_flag_clear_explicit(lock, memory_order_release);
-  }
-}'''.replace("ROUNDS", str(rounds))
-p = cl.Program(ctx, src).build(options="-cl-std=CL2.0")
-L, C = buf(np.zeros(1, np.int32)), buf(np.zeros(1, np.int32))
-p.k(q, (groups,), (1,), L, C)
-assert get(C, np.zeros(1, np.int32))[0] == groups * rounds
-print("OK")
-""")
 
 
 @pytest.mark.parametrize("std", ["CL2.0", "CL3.0"])
