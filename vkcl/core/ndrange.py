@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import weakref
 
 from vkcl import compiler
 from vkcl.compiler import spirv
@@ -31,15 +32,18 @@ class ProgramImage:
     def __init__(self, vkdev, result: compiler.CompileResult, caps):
         self.vk = vkdev
         self.reflection = result.reflection
-        self.module = vkp.shader_module(vkdev, compiler.spirv_for_device(result.spirv, caps))
+        self.shader = vkp.ShaderModule(vkdev, compiler.spirv_for_device(result.spirv, caps))
+        self.module = self.shader.handle
         self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
         self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
-            a = allocator_for(vkdev).allocate(max(16, len(c.data)), MemoryKind.DEVICE)
+            allocator = allocator_for(vkdev)
+            a = allocator.allocate(max(16, len(c.data)), MemoryKind.DEVICE)
             upload(vkdev, Region(a.buffer, a.offset, a.address, a.host_ptr), 0, c.data, len(c.data))
             self.constants = a
+            weakref.finalize(self, allocator.free, a).atexit = False
         self.plans: dict[str, KernelPlan] = {}
         self.lock = threading.Lock()
 
@@ -103,6 +107,7 @@ class KernelPlan:
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
         self.pipelines: dict = {}
+        vkp.destroy_pipelines(self, image.vk, self.pipelines)
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
         self.lock = threading.Lock()
 

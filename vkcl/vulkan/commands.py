@@ -11,6 +11,7 @@ import vulkan as vk
 
 from vkcl import config, native
 from vkcl.vulkan.check import VulkanError, check
+from vkcl.vulkan.lifetime import destroyed_with
 
 ffi = vk.ffi
 lib = vk.lib
@@ -47,6 +48,7 @@ class Timeline:
         out = ffi.new("VkSemaphore *")
         check("vkCreateSemaphore", lib.vkCreateSemaphore(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroySemaphore", self.device, self.handle)
         self._value = ffi.new("uint64_t *")
         self.spin_ns = spin_ns(device)
         # In the ICD, waits run in C (icd/timeline_wait.c) with the GIL released throughout.
@@ -90,9 +92,8 @@ class Timeline:
         check("vkSignalSemaphore", lib.vkSignalSemaphore(self.device, info))
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroySemaphore(self.device, self.handle, ffi.NULL)
-            self.handle = None
+        self._finalizer()
+        self.handle = None
 
 
 def wait_any(device_handle, pairs, timeout_ns: int, any_: bool = True) -> bool:
@@ -121,6 +122,7 @@ class CommandPool:
         out = ffi.new("VkCommandPool *")
         check("vkCreateCommandPool", lib.vkCreateCommandPool(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroyCommandPool", self.device, self.handle)
         self._free: list = []
         self._begin = ffi.new("VkCommandBufferBeginInfo *", {
             "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -145,10 +147,9 @@ class CommandPool:
         self._free.append(cb)
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroyCommandPool(self.device, self.handle, ffi.NULL)
-            self.handle = None
-            self._free.clear()
+        self._finalizer()  # its command buffers go with it
+        self.handle = None
+        self._free.clear()
 
 
 _barrier = ffi.new("VkMemoryBarrier *", {"sType": vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -220,6 +221,7 @@ class QueryPool:
         out = ffi.new("VkQueryPool *")
         check("vkCreateQueryPool", lib.vkCreateQueryPool(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroyQueryPool", self.device, self.handle)
         # Where the device can (hostQueryReset), a pair is reset on the host when it comes back,
         # instead of by a command before its first timestamp: on NVIDIA that command costs each
         # profiled command ~4 us.
@@ -272,9 +274,8 @@ class QueryPool:
         return int(self._result[0] * self.period_ns), int(self._result[1] * self.period_ns)
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroyQueryPool(self.device, self.handle, ffi.NULL)
-            self.handle = None
+        self._finalizer()
+        self.handle = None
 
 
 def device_clock_offset(device) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 from pathlib import Path
 
 import vulkan as vk
@@ -12,6 +13,7 @@ import vulkan as vk
 from vkcl import config, log
 from vkcl.vulkan.check import check
 from vkcl.vulkan.device import per_device
+from vkcl.vulkan.lifetime import created, destroy_all, destroyed_with
 
 ffi = vk.ffi
 lib = vk.lib
@@ -23,7 +25,15 @@ DESCRIPTOR_TYPES = {"storage_buffer": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 COMPUTE = vk.VK_SHADER_STAGE_COMPUTE_BIT
 
 
-def shader_module(device, spirv: bytes):
+class ShaderModule:
+    """A VkShaderModule (`handle`), destroyed with this object."""
+
+    def __init__(self, device, spirv: bytes):
+        self.handle = _create_shader_module(device, spirv)
+        destroyed_with(self, "vkDestroyShaderModule", device.handle, self.handle)
+
+
+def _create_shader_module(device, spirv: bytes):
     words = ffi.new("uint32_t[]", len(spirv) // 4)
     ffi.memmove(words, spirv, len(spirv))
     info = ffi.new("VkShaderModuleCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -64,6 +74,8 @@ class KernelLayout:
         out = ffi.new("VkPipelineLayout *")
         check("vkCreatePipelineLayout", lib.vkCreatePipelineLayout(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        destroyed_with(self, "vkDestroyPipelineLayout", self.device, self.handle)
+        destroyed_with(self, "vkDestroyDescriptorSetLayout", self.device, *self.set_layouts)
 
 
 class PipelineCache:
@@ -118,7 +130,8 @@ def pipeline_cache(device) -> PipelineCache:
 
 
 def compute_pipeline(device, module, layout: KernelLayout, entry: str, spec: dict[int, int]):
-    """A compute pipeline for `entry`, specialised with {spec id: uint32 value}."""
+    """A compute pipeline for `entry`, specialised with {spec id: uint32 value}: a VkPipeline
+    the caller owns (destroy_pipelines)."""
     cache = pipeline_cache(device)
     n = len(spec)
     entries = ffi.new("VkSpecializationMapEntry[]", max(1, n))
@@ -136,8 +149,16 @@ def compute_pipeline(device, module, layout: KernelLayout, entry: str, spec: dic
         "stage": stage, "layout": layout.handle, "basePipelineIndex": -1})
     out = ffi.new("VkPipeline *")
     check("vkCreateComputePipelines", lib.vkCreateComputePipelines(device.handle, cache.handle, 1, info, ffi.NULL, out))
+    created("vkDestroyPipeline")
     cache.save()
     return out[0]
+
+
+def destroy_pipelines(owner, device, pipelines: dict) -> None:
+    """Destroy every VkPipeline in `pipelines` (values; the dict may still grow) once `owner`
+    is garbage."""
+    fin = weakref.finalize(owner, destroy_all, "vkDestroyPipeline", device.handle, pipelines.values())
+    fin.atexit = False
 
 
 class DescriptorSets:
