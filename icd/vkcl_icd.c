@@ -15,7 +15,9 @@
 #define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 #include <CL/cl_icd.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,13 +51,26 @@ int vkcl_set_pythonhome;
 
 void vkcl_set_ready(int ready) { vkcl_ready = ready; }
 
+/* fork() after vkcl started: the child inherits vkcl's objects but none of its threads, nor the
+ * Vulkan driver's (lavapipe's workers; NVIDIA's driver does not survive a fork at all), and
+ * waiting for them hangs (seen: a child's plain exit() waited for ever on a lavapipe condition
+ * variable). So in such a child every entry point fails at once, one line on stderr says why,
+ * and exit() does none of vkcl's work. A child forked before vkcl started is not affected. */
+static volatile int vkcl_forked;
+
+static void vkcl_after_fork_in_child(void)
+{
+    if (vkcl_ready)
+        vkcl_forked = 1;
+}
+
 static void vkcl_py_at_exit(void);
 
 /* exit() in a C host: let vkcl stop its threads while the driver is still loaded. A Python
  * host has finalised its interpreter by now (vkcl's Python atexit handler did the work). */
 static void vkcl_on_exit(void)
 {
-    if (vkcl_ready && Py_IsInitialized())
+    if (vkcl_ready && !vkcl_forked && Py_IsInitialized())
         vkcl_py_at_exit();
 }
 
@@ -72,6 +87,16 @@ void vkcl_register_exit(void)
 
 static int vkcl_start(void)
 {
+    if (vkcl_forked) {
+        static int told;
+        if (!told) {
+            told = 1;
+            fputs("vkcl: this process was fork()ed after vkcl started, and vkcl cannot run in the child "
+                  "(its threads and the Vulkan driver's are gone): every OpenCL call fails. Use OpenCL in "
+                  "the parent, or start the child with exec().\n", stderr);
+        }
+        return 0;
+    }
     if (cffi_start_python() != 0)
         return 0;
     return vkcl_ready;
@@ -79,12 +104,12 @@ static int vkcl_start(void)
 
 #define VKCL_ENSURE_STARTED(fail)                                   \
     do {                                                            \
-        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start())      \
+        if (__builtin_expect(!vkcl_ready || vkcl_forked, 0) && !vkcl_start()) \
             return fail;                                            \
     } while (0)
 #define VKCL_ENSURE_STARTED_ERRCODE(errcode_ret, code, fail)        \
     do {                                                            \
-        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start()) {    \
+        if (__builtin_expect(!vkcl_ready || vkcl_forked, 0) && !vkcl_start()) { \
             if (errcode_ret)                                        \
                 *(errcode_ret) = (code);                            \
             return fail;                                            \
@@ -97,6 +122,7 @@ static int vkcl_start(void)
 __attribute__((constructor)) static void vkcl_on_load(void)
 {
     dlopen(VKCL_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    pthread_atfork(NULL, NULL, vkcl_after_fork_in_child);
     if (!Py_IsInitialized() && getenv("PYTHONHOME") == NULL) {
         setenv("PYTHONHOME", VKCL_PYTHONHOME, 0);
         vkcl_set_pythonhome = 1;

@@ -237,4 +237,11 @@ def shutdown() -> None:
         worker.stop()
 
 
+def _forget_in_child() -> None:
+    """After os.fork(), the child must not stop the parent's worker (it shares its pipes)."""
+    global _worker, _worker_lock
+    _worker, _worker_lock = None, threading.Lock()
+
+
 atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_in_child)
