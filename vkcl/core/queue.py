@@ -19,7 +19,9 @@ from vkcl.core.commands import FastCommand
 from vkcl.core import fastpath
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
-from vkcl.vulkan import commands as vkc
+from vkcl.errors import CLError
+from vkcl.vulkan import commands as vkc, faults
+from vkcl.vulkan.check import VulkanError
 
 _log = log.get("queue")
 
@@ -63,12 +65,17 @@ class CommandQueue(CLObject):
         self.in_flight: deque = deque()
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
-        self.fast = FastQueue(self) if native.lib is not None and not self.out_of_order else None
+        # Not while faults are injected: they are injected on Python's path.
+        use_c = native.lib is not None and not self.out_of_order and not faults.ACTIVE
+        self.fast = FastQueue(self) if use_c else None
 
     # --- enqueue -----------------------------------------------------------------------
 
     def enqueue(self, cmd, waits: list[Event]) -> Event:
         """Queue `cmd` after `waits` (and, in an in-order queue, after everything before it)."""
+        if self.vk.lost is not None:
+            cmd.discard()
+            raise CLError(cl.CL_OUT_OF_RESOURCES, f"the device was lost ({self.vk.lost})")
         for e in waits:  # an implicit flush of other queues whose events we need
             if e.queue is not None and e.queue is not self and e.batch is None and not e.done:
                 e.queue.flush()
@@ -239,7 +246,14 @@ class CommandQueue(CLObject):
         vkc.end(b.cb)
         # The submit time is taken first: the device may start the batch before submit returns.
         submitted = time.monotonic_ns() if self.profiling else None
-        vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
+        try:
+            vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
+        except VulkanError as e:
+            if not e.device_lost:
+                raise
+            self.in_flight.append(b)  # failed with the rest
+            self._lose(e)
+            return
         self.in_flight.append(b)
         for cmd in b.commands:
             cmd.event.batch = b
@@ -289,15 +303,50 @@ class CommandQueue(CLObject):
         return b.value if b is not None else None
 
     def wait_batch(self, batch: Batch) -> None:
-        self.timeline.wait(batch.value)
+        try:
+            self.timeline.wait(batch.value)
+        except VulkanError as e:
+            if not e.device_lost:
+                raise
+            self.device_lost(e)
+            return
         self.retire()
+
+    def device_lost(self, error) -> None:
+        """The device is lost (a wait or submission said so): what this queue holds fails."""
+        with self.lock:
+            self._lose(error)
+
+    def _lose(self, error) -> None:
+        """Under the lock: mark the device lost; every command in flight, recorded or held
+        fails with CL_OUT_OF_RESOURCES (and what waits on them, in any queue, with
+        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), and C's fast path stops."""
+        self.vk.mark_lost(str(error))
+        commands = [c for b in self.in_flight for c in b.commands]
+        self.in_flight.clear()
+        if self.batch is not None:
+            commands += self.batch.commands
+            self.batch = None  # its command buffer is abandoned with the device
+        commands += self.held
+        self.held.clear()
+        if self.fast is not None:
+            self.fast.c.enabled = 0
+            self.fast.c.cb = native.ffi.NULL
+        for cmd in commands:
+            cmd.event.fail(cl.CL_OUT_OF_RESOURCES)
 
     def retire(self) -> None:
         """Finish every batch the GPU has completed: host follow-ups, then event status."""
         with self.lock:
             if not self.in_flight:
                 return
-            done = self.timeline.value()
+            try:
+                done = self.timeline.value()
+            except VulkanError as e:
+                if not e.device_lost:
+                    raise
+                self._lose(e)
+                return
             while self.in_flight and self.in_flight[0].value <= done:
                 self._finish(self.in_flight.popleft())
             if self.fast is not None:
@@ -356,7 +405,9 @@ class CommandQueue(CLObject):
             elif last is not None:
                 self.wait_batch(last)
             else:
-                return
+                break
+        if self.vk.lost is not None:
+            raise CLError(cl.CL_OUT_OF_RESOURCES, f"the device was lost ({self.vk.lost})")
 
     def idle(self) -> bool:
         """Nothing is pending: host work may touch memory directly, in order. Under the lock:

@@ -10,6 +10,7 @@ import time
 import vulkan as vk
 
 from vkcl import config, native
+from vkcl.vulkan import faults
 from vkcl.vulkan.check import VulkanError, check
 from vkcl.vulkan.lifetime import destroyed_with
 
@@ -60,6 +61,8 @@ class Timeline:
                                  native.pointer(ffi, self.handle))
 
     def value(self) -> int:
+        if faults.ACTIVE:
+            faults.check(self.device, "vkGetSemaphoreCounterValue")
         check("vkGetSemaphoreCounterValue", lib.vkGetSemaphoreCounterValue(self.device, self.handle, self._value))
         return self._value[0]
 
@@ -69,6 +72,8 @@ class Timeline:
         The wait polls before it sleeps, for spin_ns: work that completes by then (a small
         kernel, a round trip; any kernel on a discrete GPU, up to 10 ms) is seen without the
         blocking wait's wake-up latency."""
+        if faults.ACTIVE:
+            faults.check(self.device, "vkWaitSemaphores")
         if self._native_wait is not None:
             fn, get, wait, dev, sem = self._native_wait
             result = fn(get, wait, dev, sem, value, timeout_ns, self.spin_ns)
@@ -98,6 +103,8 @@ class Timeline:
 
 def wait_any(device_handle, pairs, timeout_ns: int, any_: bool = True) -> bool:
     """Wait until any (or all) of [(Timeline, value)] is reached. False on timeout."""
+    if faults.ACTIVE:
+        faults.check(device_handle, "vkWaitSemaphores")
     n = len(pairs)
     sems = ffi.new("VkSemaphore[]", [t.handle for t, _ in pairs])
     values = ffi.new("uint64_t[]", [v for _, v in pairs])
@@ -205,9 +212,13 @@ def submit(device, cbs: list, waits: list, signal: Timeline, value: int) -> None
         "waitSemaphoreCount": n_wait, "pWaitSemaphores": wait_sem, "pWaitDstStageMask": stages,
         "commandBufferCount": len(cbs), "pCommandBuffers": cb_arr,
         "signalSemaphoreCount": 1, "pSignalSemaphores": sig_sem})
+    if faults.ACTIVE:
+        faults.check(device.handle, "vkQueueSubmit")
     with device.queue_lock:
         result = lib.vkQueueSubmit(device.queue, 1, info, ffi.NULL)
     check("vkQueueSubmit", result)
+    if faults.ACTIVE:
+        faults.submitted(device.handle)
 
 
 class QueryPool:
