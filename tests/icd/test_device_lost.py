@@ -2,6 +2,7 @@
 the failing command's event and every command depending on it fail with a negative status,
 waits return instead of hanging, the context's objects can be released, and a new context
 gets a working device."""
+from checks import assert_passed
 from test_kernels_pyopencl import HEADER
 
 
@@ -47,3 +48,9 @@ print("OK")
 """, timeout=120, env={"VKCL_INJECT_DEVICE_LOST": "3", "PYOPENCL_COMPILER_OUTPUT": "0"})
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-5000:]
     assert "was lost" in result.stderr  # the warning says what happened
+
+
+def test_a_gpu_fault_is_reported_and_a_new_context_works(c_program):
+    """A NULL read on a GPU loses the device (NVIDIA); on a CPU device the program skips."""
+    result = c_program("device_lost").run(timeout=120)
+    assert_passed(result)

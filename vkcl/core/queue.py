@@ -179,6 +179,7 @@ class CommandQueue(CLObject):
             cmd.discard()
             ev.fail(cl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
             return
+        self._check_c_failure()
         b = self.batch or self._open()
         fast = self.fast.c.fast if self.fast is not None else 0
         barrier = self.barrier_pending or (not self.out_of_order and cmd.gpu_work and
@@ -229,6 +230,7 @@ class CommandQueue(CLObject):
         """Submit the open batch. `waiter`: the caller is about to wait for it and retire it
         itself, so the completion thread is not woken to compete for the GIL (a round trip,
         enqueue + clFinish, pays for that wake-up otherwise)."""
+        self._check_c_failure()
         b = self.batch
         fast = self.fast
         if b is None or not (b.commands or (fast is not None and fast.c.fast)):
@@ -311,6 +313,19 @@ class CommandQueue(CLObject):
             self.device_lost(e)
             return
         self.retire()
+
+    def _check_c_failure(self) -> None:
+        """Under the lock: C's fast path failed the open batch (a submission or wait error;
+        icd/fast_path.c drops the command buffer, whose state is then unknown). Its commands
+        fail, and so does everything else when the device was lost."""
+        if self.fast is None or self.batch is None or self.fast.c.cb != native.ffi.NULL:
+            return
+        commands, self.batch = self.batch.commands, None
+        if not self.vk.check_alive():
+            self.batch = None
+            self._lose(self.vk.lost)
+        for cmd in commands:
+            cmd.event.fail(cl.CL_OUT_OF_RESOURCES)
 
     def device_lost(self, error) -> None:
         """The device is lost (a wait or submission said so): what this queue holds fails."""
