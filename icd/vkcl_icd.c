@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define VKCL_EXPORT __attribute__((visibility("default")))
 
@@ -67,10 +68,20 @@ static void vkcl_after_fork_in_child(void)
 static void vkcl_py_at_exit(void);
 
 /* exit() in a C host: let vkcl stop its threads while the driver is still loaded. A Python
- * host has finalised its interpreter by now (vkcl's Python atexit handler did the work). */
-static void vkcl_on_exit(void)
+ * host has finalised its interpreter by now (vkcl's Python atexit handler did the work).
+ * In a child forked after vkcl started, exit() ends here, with the child's exit status: the
+ * drivers' exit handlers and destructors, which run after this, would tear down GPU state
+ * the fork shares with the parent through its file descriptors (seen on NVIDIA: the child
+ * crashed in them, and the parent then hung). Handlers registered before vkcl started do not
+ * run in such a child either. */
+static void vkcl_on_exit(int status, void *arg)
 {
-    if (vkcl_ready && !vkcl_forked && Py_IsInitialized())
+    (void)arg;
+    if (vkcl_forked) {
+        fflush(NULL);
+        _exit(status);
+    }
+    if (vkcl_ready && Py_IsInitialized())
         vkcl_py_at_exit();
 }
 
@@ -81,7 +92,7 @@ void vkcl_register_exit(void)
     static int registered;
     if (!registered) {
         registered = 1;
-        atexit(vkcl_on_exit);
+        on_exit(vkcl_on_exit, NULL);
     }
 }
 

@@ -54,6 +54,9 @@ SETTINGS = [
             "2: on any device, for tests with a stand-in cuda_library)"),
     Setting("cuda_copy_min_kb", int, 64, "the smallest transfer CUDA copies (KiB)"),
     Setting("cuda_library", str, "", "the libcuda CUDA copies load (default libcuda.so.1)"),
+    Setting("kernel_timeout", float, 0.0, "seconds a wait for the GPU may last before the device is taken as "
+            "hung: the commands fail with CL_OUT_OF_RESOURCES and a new context gets a new device (0: no limit; "
+            "set, waits go through Python, not the C fast path)"),
     Setting("inject_device_lost", int, 0, "tests only: the N-th queue submission loses its device (every later "
             "submission and wait fails with VK_ERROR_DEVICE_LOST; vulkan/faults.py)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "

@@ -54,3 +54,29 @@ def test_a_gpu_fault_is_reported_and_a_new_context_works(c_program):
     """A NULL read on a GPU loses the device (NVIDIA); on a CPU device the program skips."""
     result = c_program("device_lost").run(timeout=120)
     assert_passed(result)
+
+
+def test_a_command_past_the_kernel_timeout_fails(python_with_icd):
+    """VKCL_KERNEL_TIMEOUT: a wait longer than it fails the command instead of waiting on."""
+    result = python_with_icd(HEADER + """
+import time
+src = '''kernel void slow(global float *a, int n) {
+  float x = a[get_global_id(0)];
+  for (int i = 0; i < n; i++) x = sin(x) + 1.0f;
+  a[get_global_id(0)] = x; }'''
+k = cl.Kernel(cl.Program(ctx, src).build(), "slow")
+A = out(np.zeros(1 << 16, np.float32))
+k(q, (16,), None, A, np.int32(10)).wait()    # quick: within the limit
+t0 = time.monotonic()
+ev = k(q, (1 << 16,), None, A, np.int32(60000))
+try:
+    ev.wait()
+    raise SystemExit("a wait past the timeout succeeded (%.1f s)" % (time.monotonic() - t0))
+except cl.Error as e:
+    assert e.code == cl.status_code.EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, e
+assert time.monotonic() - t0 < 5, time.monotonic() - t0
+assert ev.command_execution_status == cl.status_code.OUT_OF_RESOURCES
+print("OK")
+""", timeout=300, env={"VKCL_KERNEL_TIMEOUT": "0.5", "PYOPENCL_COMPILER_OUTPUT": "0"})
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-5000:]
+    assert "KERNEL_TIMEOUT" in result.stderr

@@ -66,7 +66,9 @@ class CommandQueue(CLObject):
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
         # Not while faults are injected: they are injected on Python's path.
-        use_c = native.lib is not None and not self.out_of_order and not faults.ACTIVE
+        # Nor with a kernel timeout: C's waits have none.
+        self.timeout_ns = int(config.get("kernel_timeout") * 1e9) or vkc.U64_MAX
+        use_c = native.lib is not None and not self.out_of_order and not faults.ACTIVE and self.timeout_ns == vkc.U64_MAX
         self.fast = FastQueue(self) if use_c else None
 
     # --- enqueue -----------------------------------------------------------------------
@@ -306,7 +308,9 @@ class CommandQueue(CLObject):
 
     def wait_batch(self, batch: Batch) -> None:
         try:
-            self.timeline.wait(batch.value)
+            if not self.timeline.wait(batch.value, self.timeout_ns):
+                self.device_lost(f"a command ran past VKCL_KERNEL_TIMEOUT ({config.get('kernel_timeout')} s)")
+                return
         except VulkanError as e:
             if not e.device_lost:
                 raise
