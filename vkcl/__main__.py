@@ -3,6 +3,7 @@
   python -m vkcl compile foo.cl [-o foo.spv] [--descriptor-map foo.csv] [--device-caps CAPS]
                          [--strip-reflection] [BUILD OPTIONS...]
   python -m vkcl info [--json]
+  python -m vkcl trace [-o trace.json] [--plot timeline.svg] -- <command> [args...]
 
 compile: OpenCL C to Vulkan SPIR-V through vkcl's compiler (clspv in a worker process), and
 optionally clspv's CSV descriptor map. BUILD OPTIONS are OpenCL build options (-D, -I,
@@ -14,6 +15,9 @@ bad usage.
 info: what clinfo says of vkcl's devices, plus the Vulkan device and driver behind each, the
 Vulkan features each OpenCL feature rests on, what is emulated, what is missing and why, and
 the program cache (vkcl/info_report.py); --json for scripts.
+
+trace: runs any OpenCL program on vkcl and writes a Chrome trace / Perfetto JSON of its API
+calls, compiles, submissions and GPU execution (vkcl/trace.py, trace_view.py).
 """
 from __future__ import annotations
 
@@ -108,7 +112,12 @@ def cmd_info(argv: list[str]) -> int:
     return info_report.main(argv)
 
 
-COMMANDS = {"compile": cmd_compile, "info": cmd_info}
+def cmd_trace(argv: list[str]) -> int:
+    from vkcl import trace_view
+    return trace_view.main(argv)
+
+
+COMMANDS = {"compile": cmd_compile, "info": cmd_info, "trace": cmd_trace}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,8 @@ SETTINGS = [
             "2: on any device, for tests with a stand-in cuda_library)"),
     Setting("cuda_copy_min_kb", int, 64, "the smallest transfer CUDA copies (KiB)"),
     Setting("cuda_library", str, "", "the libcuda CUDA copies load (default libcuda.so.1)"),
+    Setting("trace", str, "", "write a Chrome trace / Perfetto JSON timeline of API calls, compiles, submissions and "
+            "GPU execution to this file at exit (python -m vkcl trace sets it; vkcl/trace.py)"),
     Setting("kernel_timeout", float, 0.0, "seconds a wait for the GPU may last before the device is taken as "
             "hung: the commands fail with CL_OUT_OF_RESOURCES and a new context gets a new device (0: no limit; "
             "set, waits go through Python, not the C fast path)"),

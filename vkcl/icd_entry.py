@@ -55,5 +55,8 @@ def shutdown() -> None:
         cuda_copy.stop_all()  # libcuda's own exit handlers may run before vkcl's
         completion.stop_all()
         wait_idle_all()
+        from vkcl import trace
+        if trace.ENABLED:
+            trace.write()
     except Exception:  # never turn an exit into a failure
         pass

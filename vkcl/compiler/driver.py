@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
+from vkcl import trace
 from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
@@ -107,6 +108,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if hit is not None and hit.binary_type == binary_type:
             result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
             result.options = opts.text  # the key is the normalized options, not their spelling
+            if trace.ENABLED:
+                _trace_compile(result, input_kind)
             return result
     if input_kind == "cl":
         inputs = [prelude.with_prelude(i) for i in inputs]
@@ -130,7 +133,15 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
+    if trace.ENABLED:
+        _trace_compile(result, input_kind)
     return result
+
+
+def _trace_compile(result: CompileResult, input_kind: str) -> None:
+    end = time.monotonic_ns()
+    trace.span(f"compile ({input_kind} -> {result.binary_type})", "compile", end - int(result.seconds * 1e9), end,
+               {"cache": "hit" if result.from_cache else "miss", "status": result.status})
 
 
 def _safe_version() -> str:

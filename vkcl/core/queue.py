@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from vkcl import config, log, native
+from vkcl import config, log, native, trace
 from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
@@ -51,7 +51,7 @@ class CommandQueue(CLObject):
         self.raw_properties = raw_properties
         self.size = size
         self.out_of_order = bool(properties & cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE)
+        self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE) or trace.ENABLED
         self.lock = native.make_lock()  # the fast path's C code takes it too
         self.timeline = vkc.Timeline(self.vk)
         self.pool = vkc.CommandPool(self.vk)
@@ -68,7 +68,8 @@ class CommandQueue(CLObject):
         # Not while faults are injected: they are injected on Python's path.
         # Nor with a kernel timeout: C's waits have none.
         self.timeout_ns = int(config.get("kernel_timeout") * 1e9) or vkc.U64_MAX
-        use_c = native.lib is not None and not self.out_of_order and not faults.ACTIVE and self.timeout_ns == vkc.U64_MAX
+        use_c = (native.lib is not None and not self.out_of_order and not faults.ACTIVE and not trace.ENABLED
+                 and self.timeout_ns == vkc.U64_MAX)
         self.fast = FastQueue(self) if use_c else None
 
     # --- enqueue -----------------------------------------------------------------------
@@ -259,6 +260,8 @@ class CommandQueue(CLObject):
             self._lose(e)
             return
         self.in_flight.append(b)
+        if trace.ENABLED:
+            trace.instant("submit", "queue", {"commands": len(b.commands), "value": b.value})
         for cmd in b.commands:
             cmd.event.batch = b
             cmd.event.set_status(SUBMITTED, submitted)
@@ -393,6 +396,8 @@ class CommandQueue(CLObject):
                 start, end = self.queries.read_ns(cmd.query_pair)
                 self.queries.give_back(cmd.query_pair)
                 ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
+                if trace.ENABLED:
+                    trace.gpu(self, type(cmd).__name__, ev.times[2], ev.times[3])
             ev.set_status(status)
 
     def fast_events_done(self, submitted: int) -> None:
