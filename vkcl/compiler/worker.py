@@ -83,7 +83,7 @@ class Worker:
         self._proc = subprocess.Popen(
             [python, str(WORKER_SCRIPT), library],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            close_fds=True, start_new_session=True, env=dict(os.environ))
+            close_fds=True, start_new_session=True, env={**os.environ, "VKCL_WORKER_PARENT": str(os.getpid())})
         self._owner = os.getpid()
         self.starts += 1
         _log.debug("compiler worker started: pid %d (%s)", self._proc.pid, python)
