@@ -36,6 +36,8 @@ SETTINGS = [
     Setting("shader_dir", str, "", "where vkcl's built-in OpenCL C kernels are (default: shaders/)"),
     Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),
     Setting("compile_timeout", float, 120.0, "seconds before a compile is abandoned"),
+    Setting("build_progress_s", float, 5.0, "a compile still running after this many seconds says so, once, on "
+            "stderr (0: never)"),
     Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),

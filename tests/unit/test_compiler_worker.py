@@ -188,3 +188,27 @@ def test_an_orphaned_worker_exits():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_long_compile_says_so_once(monkeypatch, caplog):
+    """VKCL_BUILD_PROGRESS_S: a compile still running by then logs one line; a quick one none."""
+    import logging
+    import time
+    from vkcl.compiler import driver
+    monkeypatch.setenv("VKCL_CACHE", "0")
+
+    def slow_run(inputs, args):
+        time.sleep(0.6)
+        return real_run(inputs, args)
+
+    real_run = driver._run
+    src = "kernel void k(global int *a) { a[0] = 1; }"
+    with caplog.at_level(logging.WARNING, logger="vkcl.compiler"):
+        monkeypatch.setenv("VKCL_BUILD_PROGRESS_S", "0.2")
+        monkeypatch.setattr(driver, "_run", slow_run)
+        assert compiler.compile_source(src, "", compiler.DeviceCaps()).ok
+        monkeypatch.setattr(driver, "_run", real_run)
+        monkeypatch.setenv("VKCL_BUILD_PROGRESS_S", "5")
+        assert compiler.compile_source(src + " ", "", compiler.DeviceCaps()).ok
+    lines = [r.getMessage() for r in caplog.records if "still compiling" in r.getMessage()]
+    assert len(lines) == 1 and "OpenCL C" in lines[0], lines

@@ -6,16 +6,18 @@ for bad arguments (InvalidOptionsError, InvalidILError, ValueError).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import shlex
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl import trace
+from vkcl import log, trace
 from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
@@ -24,6 +26,7 @@ from vkcl.compiler.options import CL_STD_VERSIONS, BuildOptions, parse_options
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
 from vkcl.compiler.worker import CompileOutput, get_worker
 
+_log = log.get("compiler")
 BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 _LINK_CRASH_HINT = ("(when linking, a function that no object defines makes clspv crash: "
                     "every function a kernel calls must be defined in one of the linked programs)\n")
@@ -120,7 +123,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
-        out = _run(inputs, args + more)
+        with _progress(sum(len(i) for i in inputs), input_kind):
+            out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
@@ -136,6 +140,26 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
     if trace.ENABLED:
         _trace_compile(result, input_kind)
     return result
+
+
+@contextlib.contextmanager
+def _progress(size: int, input_kind: str):
+    """One line on stderr (a warning of the compiler group) when a compile is still running after
+    VKCL_BUILD_PROGRESS_S seconds; nothing for the quick compiles of a normal run."""
+    after = float(settings.get("build_progress_s"))
+    if after <= 0:
+        yield
+        return
+    start = time.monotonic()
+    timer = threading.Timer(after, lambda: _log.warning(
+        "still compiling %d bytes of %s after %.0f s (clspv)", size,
+        "OpenCL C" if input_kind == "cl" else "LLVM bitcode", time.monotonic() - start))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _trace_compile(result: CompileResult, input_kind: str) -> None:
