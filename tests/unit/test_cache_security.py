@@ -267,8 +267,10 @@ def _pipeline_path(dev, root: Path) -> Path:
     return root / f"pipelines-{hashlib.sha256(pd.device_uuid + pd.driver_uuid + pd.name.encode()).hexdigest()[:16]}.bin"
 
 
-def test_pipeline_cache_never_writes_through_a_planted_symlink(dev, cache_dir, tmp_path):
+def test_pipeline_cache_never_writes_through_a_planted_symlink(dev, cache_dir, tmp_path, monkeypatch):
+    from vkcl import config
     from vkcl.vulkan.pipeline import PipelineCache
+    monkeypatch.setattr(config, "_values", config.load())  # settings read at start-up see VKCL_CACHE_DIR too
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious")
     cache_dir.mkdir(mode=0o700)
@@ -297,7 +299,7 @@ def test_pipeline_cache_file_that_is_not_a_regular_file(dev, cache_dir, kind):
         path.symlink_to("/dev/zero")
     code = textwrap.dedent("""
         import resource
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
         from vkcl.vulkan.device import logical_device
         from vkcl.vulkan.instance import instance
         from vkcl.vulkan.pipeline import PipelineCache
