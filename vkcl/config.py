@@ -28,6 +28,8 @@ SETTINGS = [
     Setting("log_file", str, "", "write the log to this file instead of stderr"),
     Setting("cache", _bool, True, "use the on-disk program cache"),
     Setting("cache_dir", str, "", "program cache directory (default $XDG_CACHE_HOME/vkcl)"),
+    Setting("cache_max_file_mb", int, 64, "the largest program-cache entry or pipeline-cache file vkcl reads or "
+            "writes (MiB); larger ones are misses, so a planted or damaged file costs at most this much memory"),
     Setting("clspv", str, "", "an external clspv executable to compile with instead of pyclspv"),
     Setting("clspv_library", str, "", "a shared object exporting clspv's C API (default: pyclspv's module)"),
     Setting("clspv_options", str, "", "more clspv options for every compile (tuning and diagnosis; part of "

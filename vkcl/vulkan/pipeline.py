@@ -3,14 +3,12 @@ cache, and descriptor sets for kernels whose arguments do not fit in push consta
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import weakref
-from pathlib import Path
 
 import vulkan as vk
 
-from vkcl import config, log
+from vkcl import cache_files, log
 from vkcl.vulkan.check import check
 from vkcl.vulkan.device import per_device
 from vkcl.vulkan.lifetime import created, destroy_all, destroyed_with
@@ -79,23 +77,21 @@ class KernelLayout:
 
 
 class PipelineCache:
-    """A VkPipelineCache per device, loaded from and saved to the program cache directory."""
+    """A VkPipelineCache per device, loaded from and saved to the program cache directory as a
+    cache file (vkcl.cache_files) keyed by the device: another device's file, a damaged one,
+    or one that is not a regular file of bounded size is not given to the driver."""
 
     def __init__(self, device):
         self.device = device.handle
         pd = device.physical
-        self.path = None
-        if config.get("cache"):
-            base = config.get("cache_dir") or os.path.join(
-                os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vkcl")
-            tag = hashlib.sha256(pd.device_uuid + pd.driver_uuid + pd.name.encode()).hexdigest()[:16]
-            self.path = Path(base) / f"pipelines-{tag}.bin"
+        self.path = self.key = None
+        root = cache_files.cache_dir()
+        if root is not None and cache_files.usable_root(root):
+            self.key = hashlib.sha256(pd.device_uuid + pd.driver_uuid + pd.name.encode()).hexdigest()
+            self.path = root / f"pipelines-{self.key[:16]}.bin"
         data = b""
         if self.path is not None:
-            try:
-                data = self.path.read_bytes()
-            except OSError:
-                data = b""
+            data = cache_files.read(self.path, self.key) or b""
         blob = ffi.from_buffer(data) if data else ffi.NULL
         info = ffi.new("VkPipelineCacheCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                                        "initialDataSize": len(data), "pInitialData": blob})
@@ -116,13 +112,7 @@ class PipelineCache:
             buf = ffi.new("char[]", size[0])
             if lib.vkGetPipelineCacheData(self.device, self.handle, size, buf) != 0:
                 return
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(ffi.buffer(buf, size[0])[:])
-                os.replace(tmp, self.path)
-            except OSError as e:
-                _log.debug("pipeline cache not saved: %s", e)
+            cache_files.write(self.path, self.key, ffi.buffer(buf, size[0])[:])
 
 
 def pipeline_cache(device) -> PipelineCache:
