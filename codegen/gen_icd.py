@@ -187,8 +187,8 @@ def snake(cl_name: str) -> str:
 def style(entry: dict) -> str:
     """How the thunk reports errors: 'status' (returns cl_int), 'create' (errcode_ret), 'plain'."""
     params = entry["params"]
-    if params and re.fullmatch(r"cl_int\s*\*\s*a\d+", params[-1]["decl"]) and entry["ret"] != "cl_int":
-        return "create"  # the last parameter is errcode_ret, whatever the header calls it
+    if params and re.fullmatch(r"(?:cl_)?int\s*\*\s*a\d+", params[-1]["decl"]) and entry["ret"] != "cl_int":
+        return "create"  # the last parameter is errcode_ret, whatever the header calls it (GL entries: int *)
     return "status" if entry["ret"] == "cl_int" else "plain"
 
 

@@ -677,7 +677,7 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue a0) {
 }
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {
-    VKCL_ENSURE_STARTED(NULL);
+    VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
     return vkcl_py_clCreateFromGLBuffer(a0, a1, a2, a3);
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {

@@ -4,9 +4,11 @@ import json
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 pytest.importorskip("pyopencl")
 

@@ -5,10 +5,13 @@ import os
 import shutil
 import subprocess
 
+from pathlib import Path
+
 import pytest
 
 from checks import assert_passed
-from conftest import ROOT
+
+ROOT = Path(__file__).resolve().parents[2]
 
 VENV = ROOT / ".venv"
 

@@ -5,10 +5,13 @@ import json
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 
-from conftest import ROOT
 from test_kernels_pyopencl import HEADER
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytest.importorskip("pyopencl")
 
