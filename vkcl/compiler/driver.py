@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
+from vkcl.compiler import (argument_layout, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
+                           spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -155,8 +156,17 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary, contraction, fused_mad, push_constant_limit)
-        result.reflection = parse_reflection(binary)
+        binary = spirv_fixes.repair(binary, contraction, fused_mad)
+        reflection = parse_reflection(binary)
+        refused = argument_layout.reconcile(binary, reflection)
+        # Conversions to double need the arguments' true places, and add members after them.
+        converted = spirv_args.convert_arguments_on_host(binary, push_constant_limit,
+                                                         argument_layout.by_value_ranges(reflection))
+        if converted is not binary:
+            binary, reflection = converted, parse_reflection(converted)
+            refused = argument_layout.reconcile(binary, reflection)
+        result.reflection = reflection
+        result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"

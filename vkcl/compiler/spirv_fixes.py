@@ -41,7 +41,8 @@
    NVIDIA's driver makes its dot-product instruction of (4.4x on an H200).
 11. Scalar arguments converted to double (spirv_args.py): converted by the runtime into new
    push constants, which NVIDIA's driver reads from its constant bank (MAD double on an
-   H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
+   H200: 0.92 -> 1.00 of NVIDIA's OpenCL). It needs the arguments' true places
+   (argument_layout.py), so the compiler driver applies it after the repairs here.
 12. printf's return value (spirv_printf.py): 0 on success, not clspv's 1. It needs the
    reflection, so the compiler driver applies it after parsing it.
 
@@ -59,12 +60,11 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_args import convert_arguments_on_host
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 8
+VERSION = 9
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -81,10 +81,9 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
                          83: "OpCopyObject", 46: "OpConstantNull", 61: "OpLoad", 55: "OpFunctionParameter"}
 
 
-def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_constant_limit: int = 128) -> bytes:
+def repair(data: bytes, contraction: bool = True, fused_mad: bool = False) -> bytes:
     """Every repair below; `contraction`: the source allows contraction (no FP_CONTRACT OFF);
-    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad); `push_constant_limit`:
-    the device's maxPushConstantsSize."""
+    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad)."""
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -92,7 +91,6 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_
     data = merge_undef_phis(data)
     data = fill_undef_phi_inputs(data)
     data = pack_dot_products(data)
-    data = convert_arguments_on_host(data, push_constant_limit)
     if contraction:
         if fused_mad:
             data = fuse_multiply_adds(data)
