@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import (argument_layout, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
+from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
                            spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
@@ -79,6 +79,26 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
+def _run_source(sources: list[bytes], args: list[str]) -> tuple[CompileOutput, dict]:
+    """clspv on OpenCL C (with the prelude). Where its front end refuses a by-value kernel
+    argument's type, that type is passed as bytes and the source built again (byvalue_args);
+    also returns the names the reflection must then be given back."""
+    out = _run([prelude.with_prelude(s) for s in sources], args)
+    current, refused, renamed = sources[0], set(), {}
+    for _ in range(byvalue_args.MAX_ROUNDS):
+        if out.ok or len(sources) != 1:
+            break
+        before = prelude.with_prelude(current).count(b"\n") - current.count(b"\n")
+        more = byvalue_args.refused_types(current, out.log, (before, 0)) - refused
+        if not more:
+            break
+        refused |= more
+        rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
+        current, renamed = rewrite.source, rewrite.names
+        out = _run([prelude.with_prelude(current)], args)
+    return out, renamed
+
+
 def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
     for name, text in headers.items():
         rel = PurePosixPath(name)
@@ -109,16 +129,19 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
             result.options = opts.text  # the key is the normalized options, not their spelling
             return result
-    if input_kind == "cl":
-        inputs = [prelude.with_prelude(i) for i in inputs]
     output_kind = "spirv" if binary_type == "executable" else "bitcode"
+    renamed: dict = {}
     with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
         extra: tuple[str, ...] = ()
         if headers:
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
-        out = _run(inputs, args + more)
+        if input_kind == "cl":
+            out, renamed = _run_source(inputs, args + more)
+            inputs = [prelude.with_prelude(i) for i in inputs]
+        else:
+            out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
@@ -130,6 +153,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
         contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
         _attach_output(result, out.binary, contraction, caps.fused_mad, caps.max_push_constant_size)
+        if renamed and result.reflection is not None:
+            byvalue_args.restore_names(result.reflection, renamed)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
