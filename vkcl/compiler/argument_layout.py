@@ -26,6 +26,7 @@ So, per kernel and per block (the push constants, each uniform buffer of argumen
 """
 from __future__ import annotations
 
+from vkcl._gen import cl
 from vkcl.compiler import spirv
 from vkcl.compiler.reflection import ArgReflection, KernelReflection, ProgramReflection
 from vkcl.compiler.spirv_blocks import SC_UNIFORM, Block, ModuleBlocks
@@ -74,22 +75,26 @@ def _places(module: ModuleBlocks, program: ProgramReflection, kernel: KernelRefl
     places: dict[int, int] = {}
     in_push_constants = [a for a in kernel.args if a.kind in PUSH_CONSTANT_KINDS]
     if in_push_constants:
-        block = module.push_constant_block(function)
-        if block is not None:  # None: the kernel reads none of its arguments from push constants
+        blocks = module.blocks_read(function, spirv.SC_PUSH_CONSTANT)
+        if len(blocks) > 1:
+            raise Disagreement("the kernel reads more than one push-constant block")
+        if blocks:  # none: the kernel reads none of its arguments, which may go anywhere
             builtins = {name: (loc.offset, loc.size) for name, loc in program.push_constants.items()}
             appended = {dst for k in program.kernels.values() for dst, _, _ in k.push_constant_conversions}
-            places.update(_place(module, block, in_push_constants, reads, builtins, appended))
-        elif len({v for v, _, _ in reads if module.blocks[v].storage_class == spirv.SC_PUSH_CONSTANT}) > 1:
-            raise Disagreement("the kernel reads more than one push-constant block")
+            unplaced = [a for a in kernel.args if a.kind == "unused" and a.ordinal < in_push_constants[0].ordinal
+                        and a.address_qualifier != cl.CL_KERNEL_ARG_ADDRESS_LOCAL]
+            places.update(_place(module, blocks[0], in_push_constants, reads, builtins, appended, unplaced))
     uniform: dict[tuple[int, int], list[ArgReflection]] = {}
     for a in kernel.args:
         if a.kind in UNIFORM_KINDS:
             uniform.setdefault((a.descriptor_set, a.binding), []).append(a)
     for descriptor, args in uniform.items():
-        block = module.buffer_block(descriptor, SC_UNIFORM)
-        if block is None:
-            raise Disagreement(f"no single uniform buffer at set {descriptor[0]}, binding {descriptor[1]}")
-        places.update(_place(module, block, args, reads, {}, set()))
+        blocks = module.blocks_read(function, SC_UNIFORM, descriptor)
+        if len(blocks) > 1:
+            raise Disagreement(f"the kernel reads more than one uniform buffer at set {descriptor[0]}, "
+                               f"binding {descriptor[1]}")
+        if blocks:
+            places.update(_place(module, blocks[0], args, reads, {}, set()))
     for a in kernel.args:
         if a.kind == "local" and a.spec_id not in module.spec_ids:
             raise Disagreement(f"argument {a.ordinal} ({a.name}): no specialisation constant {a.spec_id}")
@@ -97,8 +102,9 @@ def _places(module: ModuleBlocks, program: ProgramReflection, kernel: KernelRefl
 
 
 def _place(module: ModuleBlocks, block: Block, args: list[ArgReflection], reads: list, builtins: dict,
-           appended: set) -> dict[int, int]:
-    """Offsets of `args` (in ordinal order) in `block`, from the member holding them."""
+           appended: set, unplaced: list[ArgReflection] = ()) -> dict[int, int]:
+    """Offsets of `args` (in ordinal order) in `block`, from the member holding them. `unplaced`:
+    arguments before them that the reflection does not place (which may hold the first bytes)."""
     members = [m for m in block.members if m.offset not in appended]
     if not members:
         raise Disagreement("the argument block has no members")
@@ -115,11 +121,14 @@ def _place(module: ModuleBlocks, block: Block, args: list[ArgReflection], reads:
             raise Disagreement(f"argument {a.ordinal} ({a.name}) would overlap the one before it")
         at = places[a.ordinal] + a.size
     if _words(module, holder.type):
+        if unplaced:
+            raise Disagreement(f"argument {unplaced[0].ordinal} ({unplaced[0].name}) has no place in the "
+                               "reflection, so where the others start among the words is unknown")
         if at > end:
             raise Disagreement(f"the arguments would end at byte {at}, past the block member holding them "
                                f"(bytes {base}..{end})")
-    else:  # each starts at a member of its own (which bounds it: SPIR-V types lack tail padding)
-        _match_members(module, holder.type, args, anchor)
+    else:  # each starts at a member of its own, which fits before the next argument
+        _match_members(module, holder.type, args, anchor, end - base)
     for var, offset, size in reads:
         if var != block.variable or offset >= end or offset + size <= base:
             continue
@@ -136,23 +145,26 @@ def _words(module: ModuleBlocks, t: int) -> bool:
         module.is_word(m) and module.offsets.get((t, i), -1) == 4 * i for i, m in enumerate(members))
 
 
-def _match_members(module: ModuleBlocks, t: int, args: list[ArgReflection], anchor: int) -> None:
-    """Each argument starts at a member of struct t of its own (padding members between them)."""
+def _match_members(module: ModuleBlocks, t: int, args: list[ArgReflection], anchor: int, room: int) -> None:
+    """Each argument starts at a member of struct t of its own (padding members may lie between),
+    and that member fits before the next argument (or the end of t's `room` bytes): a 3-component
+    vector's member may hold 4 (clspv widens them), never more than the argument's room."""
     kind, members = module.types.get(t, (0, ()))
     if kind != spirv.OP_TYPE_STRUCT:
         raise Disagreement("the block member holding the arguments is not a struct")
     starts = [(module.offsets.get((t, i), 0), m) for i, m in enumerate(members)]
     index = 0
-    for a in args:
+    for n, a in enumerate(args):
         want = a.offset - anchor
         while index < len(starts) and starts[index][0] < want:
             index += 1
         if index == len(starts) or starts[index][0] != want:
             raise Disagreement(f"argument {a.ordinal} ({a.name}) does not start at a member of the argument "
                                f"struct (offset {want} in it)")
-        if module.size(starts[index][1]) > a.size:
-            raise Disagreement(f"argument {a.ordinal} ({a.name}): {a.size} bytes, but its member holds "
-                               f"{module.size(starts[index][1])}")
+        limit = (args[n + 1].offset - anchor if n + 1 < len(args) else room) - want
+        if module.size(starts[index][1]) > limit:
+            raise Disagreement(f"argument {a.ordinal} ({a.name}): its member holds {module.size(starts[index][1])} "
+                               f"bytes, more than the {limit} before the next argument")
         index += 1
 
 
@@ -161,8 +173,7 @@ def _push_constant_size(module: ModuleBlocks, program: ProgramReflection, kernel
     constants, its arguments and the doubles converted for it."""
     end = max((loc.offset + loc.size for loc in program.push_constants.values()), default=0)
     function = module.entry_points.get(kernel.name)
-    block = module.push_constant_block(function) if function is not None else None
-    if block is not None:
+    for block in module.blocks_read(function, spirv.SC_PUSH_CONSTANT) if function is not None else ():
         end = max(end, module.size(block.type))
     for arg in kernel.args:
         if arg.kind in PUSH_CONSTANT_KINDS:

@@ -151,12 +151,9 @@ class ModuleBlocks:
                     todo.append(g)
         return out
 
-    def push_constant_block(self, function: int) -> Block | None:
-        """The push-constant block `function` reads (an entry point has at most one)."""
+    def blocks_read(self, function: int, storage_class: int, descriptor: tuple[int, int] | None = None) -> list[Block]:
+        """The blocks of a storage class (and descriptor) that `function` loads from. clspv gives
+        each kernel its own variables, several at one binding in different kernels."""
         used = {var for var, _, _ in self.reads_of(function)}
-        found = [b for v, b in self.blocks.items() if v in used and b.storage_class == spirv.SC_PUSH_CONSTANT]
-        return found[0] if len(found) == 1 else None
-
-    def buffer_block(self, descriptor: tuple[int, int], storage_class: int) -> Block | None:
-        found = [b for b in self.blocks.values() if b.descriptor == descriptor and b.storage_class == storage_class]
-        return found[0] if len(found) == 1 else None
+        return [b for v, b in self.blocks.items()
+                if v in used and b.storage_class == storage_class and (descriptor is None or b.descriptor == descriptor)]
