@@ -147,8 +147,8 @@ def _words(module: ModuleBlocks, t: int) -> bool:
 
 def _match_members(module: ModuleBlocks, t: int, args: list[ArgReflection], anchor: int, room: int) -> None:
     """Each argument starts at a member of struct t of its own (padding members may lie between),
-    and that member fits before the next argument (or the end of t's `room` bytes): a 3-component
-    vector's member may hold 4 (clspv widens them), never more than the argument's room."""
+    which fits before the next argument (or the end of t's `room` bytes) and holds no more than the
+    argument, but for a 3-component vector's, which clspv widens to 4 components."""
     kind, members = module.types.get(t, (0, ()))
     if kind != spirv.OP_TYPE_STRUCT:
         raise Disagreement("the block member holding the arguments is not a struct")
@@ -162,9 +162,10 @@ def _match_members(module: ModuleBlocks, t: int, args: list[ArgReflection], anch
             raise Disagreement(f"argument {a.ordinal} ({a.name}) does not start at a member of the argument "
                                f"struct (offset {want} in it)")
         limit = (args[n + 1].offset - anchor if n + 1 < len(args) else room) - want
-        if module.size(starts[index][1]) > limit:
-            raise Disagreement(f"argument {a.ordinal} ({a.name}): its member holds {module.size(starts[index][1])} "
-                               f"bytes, more than the {limit} before the next argument")
+        size = module.size(starts[index][1])
+        if size > limit or (size > a.size and size * 3 != a.size * 4):
+            raise Disagreement(f"argument {a.ordinal} ({a.name}) has {a.size} bytes, but its member holds {size} "
+                               f"({limit} before the next argument)")
         index += 1
 
 
