@@ -26,11 +26,14 @@ So, per kernel and per block (the push constants, each uniform buffer of argumen
 """
 from __future__ import annotations
 
+import logging
+
 from vkcl._gen import cl
 from vkcl.compiler import spirv
 from vkcl.compiler.reflection import ArgReflection, KernelReflection, ProgramReflection
 from vkcl.compiler.spirv_blocks import SC_UNIFORM, Block, ModuleBlocks
 
+_log = logging.getLogger("vkcl.compiler")
 PUSH_CONSTANT_KINDS = ("pod_pushconstant", "pointer_pushconstant")
 UNIFORM_KINDS = ("pod_ubo", "pointer_ubo")
 
@@ -55,7 +58,10 @@ def reconcile(spirv_bytes: bytes, reflection: ProgramReflection) -> list[str]:
             continue
         kernel.layout_error = ""
         for arg in kernel.args:
-            arg.offset = places.get(arg.ordinal, arg.offset)
+            if places.get(arg.ordinal, arg.offset) != arg.offset:
+                _log.debug("kernel %s: argument %d (%s) is at byte %d, not at %d as clspv's reflection says",
+                           kernel.name, arg.ordinal, arg.name, places[arg.ordinal], arg.offset)
+                arg.offset = places[arg.ordinal]
         kernel.push_constant_size = _push_constant_size(module, reflection, kernel)
     return lines
 
@@ -174,8 +180,11 @@ def _push_constant_size(module: ModuleBlocks, program: ProgramReflection, kernel
     constants, its arguments and the doubles converted for it."""
     end = max((loc.offset + loc.size for loc in program.push_constants.values()), default=0)
     function = module.entry_points.get(kernel.name)
-    for block in module.blocks_read(function, spirv.SC_PUSH_CONSTANT) if function is not None else ():
-        end = max(end, module.size(block.type))
+    declared = [module.blocks[v] for v in module.interfaces.get(kernel.name, ()) if v in module.blocks]
+    read = module.blocks_read(function, spirv.SC_PUSH_CONSTANT) if function is not None else []
+    for block in declared + read:  # SPIR-V 1.4 lists the block in the interface; before, it is loaded
+        if block.storage_class == spirv.SC_PUSH_CONSTANT:
+            end = max(end, module.size(block.type))
     for arg in kernel.args:
         if arg.kind in PUSH_CONSTANT_KINDS:
             end = max(end, arg.offset + arg.size)

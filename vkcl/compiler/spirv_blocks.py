@@ -44,6 +44,7 @@ class ModuleBlocks:
         self.offsets: dict[tuple[int, int], int] = {}
         self.strides: dict[int, int] = {}
         self.entry_points: dict[str, int] = {}  # name -> function
+        self.interfaces: dict[str, list[int]] = {}  # name -> the entry point's interface ids
         self.spec_ids: set[int] = set()
         self.blocks: dict[int, Block] = {}
         # function -> [(variable, first byte, byte count)] of each load from a block
@@ -81,7 +82,9 @@ class ModuleBlocks:
                 if spec_id is not None:
                     self.spec_ids.add(spec_id)
             elif op == spirv.OP_ENTRY_POINT:
-                self.entry_points[spirv.literal_string(w, pos + 3, pos + n)[0]] = w[pos + 2]
+                name, after = spirv.literal_string(w, pos + 3, pos + n)
+                self.entry_points[name] = w[pos + 2]
+                self.interfaces[name] = list(w[after:pos + n])
             elif op == spirv.OP_VARIABLE and function is None and w[pos + 3] in _VARIABLE_CLASSES:
                 var, block = w[pos + 2], pointers.get(w[pos + 1], 0)
                 variables[var] = (w[pos + 3], block)
