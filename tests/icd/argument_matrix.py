@@ -86,7 +86,7 @@ def record(name: str, kind: str, fields: list[tuple[str, Type]], packed: bool = 
         for at, t in members:
             data[at:at + t.size] = t.fill(rng)
         return bytes(data)
-    body = " ".join(f"{t.name} {n};" if not n.startswith("{") else f"{n}" for n, t in fields)
+    body = " ".join(f"{t.name} {n};" for n, t in fields)
     attr = " __attribute__((packed))" if packed else ""
     definition = f"typedef {kind}{attr} {{ {body} }} {name};"
     needs = set().union(*(t.needs for _, t in fields))
@@ -94,10 +94,8 @@ def record(name: str, kind: str, fields: list[tuple[str, Type]], packed: bool = 
 
 
 def anonymous(fields: list[tuple[str, Type]]) -> Type:
-    """An anonymous struct member of a union (written inline in the union's definition)."""
-    t = record("", "struct", fields)
-    body = " ".join(f"{ft.name} {n};" for n, ft in fields)
-    return Type("{ struct { " + body + " }; }", t.size, t.align, t.fill, t.mask, needs=t.needs)
+    """The layout of an anonymous struct member of a union (whose definition is written out)."""
+    return record("", "struct", fields)
 
 
 def all_types(fp16: bool, fp64: bool) -> list[Type]:
@@ -168,7 +166,7 @@ def plan_kernels(types: list[Type], rng) -> list[Kernel]:
 
 
 def kernel_source(k: Kernel, index: int) -> str:
-    decl, body, at, locals_ = [], [], 0, 0
+    decl, body, at = [], [], 0
     for i, p in enumerate(k.params):
         if p[0] == "value":
             t = p[1]
@@ -186,7 +184,6 @@ def kernel_source(k: Kernel, index: int) -> str:
         else:
             decl.append(f"local {p[1].name} *l{i}")
             body.append(f"l{i}[get_local_id(0)] = ({p[1].name})({index * 100 + i});")
-            locals_ += 1
     lines = [f"tag[{4 * index}] = {index + 1} + cin[0];"]
     n = 1
     barrier_done = False
