@@ -18,7 +18,8 @@ from pathlib import Path, PurePosixPath
 from typing import Union
 
 from vkcl import log, trace
-from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
+from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
+                           spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -82,6 +83,26 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
+def _run_source(sources: list[bytes], args: list[str]) -> tuple[CompileOutput, dict]:
+    """clspv on OpenCL C (with the prelude). Where its front end refuses a by-value kernel
+    argument's type, that type is passed as bytes and the source built again (byvalue_args);
+    also returns the names the reflection must then be given back."""
+    out = _run([prelude.with_prelude(s) for s in sources], args)
+    current, refused, renamed = sources[0], set(), {}
+    for _ in range(byvalue_args.MAX_ROUNDS):
+        if out.ok or len(sources) != 1:
+            break
+        before = prelude.with_prelude(current).count(b"\n") - current.count(b"\n")
+        more = byvalue_args.refused_types(current, out.log, (before, 0)) - refused
+        if not more:
+            break
+        refused |= more
+        rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
+        current, renamed = rewrite.source, rewrite.names
+        out = _run([prelude.with_prelude(current)], args)
+    return out, renamed
+
+
 def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
     for name, text in headers.items():
         rel = PurePosixPath(name)
@@ -114,9 +135,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             if trace.ENABLED:
                 _trace_compile(result, input_kind)
             return result
-    if input_kind == "cl":
-        inputs = [prelude.with_prelude(i) for i in inputs]
     output_kind = "spirv" if binary_type == "executable" else "bitcode"
+    renamed: dict = {}
     with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
         extra: tuple[str, ...] = ()
         if headers:
@@ -124,7 +144,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
         with _progress(sum(len(i) for i in inputs), input_kind):
-            out = _run(inputs, args + more)
+            if input_kind == "cl":
+                out, renamed = _run_source(inputs, args + more)
+                inputs = [prelude.with_prelude(i) for i in inputs]
+            else:
+                out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
@@ -134,6 +158,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
         _attach_output(result, out.binary, opts, caps)
+        if renamed and result.reflection is not None:
+            byvalue_args.restore_names(result.reflection, renamed)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
@@ -191,9 +217,17 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
-                                    push_constant_limit=caps.max_push_constant_size,
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte))
-        result.reflection = parse_reflection(binary)
+        reflection = parse_reflection(binary)
+        refused = argument_layout.reconcile(binary, reflection)
+        # Conversions to double need the arguments' true places, and add members after them.
+        converted = spirv_args.convert_arguments_on_host(binary, caps.max_push_constant_size,
+                                                         argument_layout.by_value_ranges(reflection))
+        if converted is not binary:
+            binary, reflection = converted, parse_reflection(converted)
+            refused = argument_layout.reconcile(binary, reflection)
+        result.reflection = reflection
+        result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"

@@ -126,6 +126,9 @@ class KernelReflection:
     # (destination offset, source offset, source's struct format): push constants the runtime
     # fills with a double converted from argument bytes (vkcl.compiler.spirv_args)
     push_constant_conversions: list[tuple[int, int, str]] = field(default_factory=list)
+    # Why the arguments' places could not be derived from the SPIR-V (argument_layout): such a
+    # kernel is never launched. Empty when they were.
+    layout_error: str = ""
 
     @property
     def may_use_printf(self) -> bool:

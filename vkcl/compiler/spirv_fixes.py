@@ -42,7 +42,8 @@
    NVIDIA's driver makes its dot-product instruction of (4.4x on an H200).
 11. Scalar arguments converted to double (spirv_args.py): converted by the runtime into new
    push constants, which NVIDIA's driver reads from its constant bank (MAD double on an
-   H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
+   H200: 0.92 -> 1.00 of NVIDIA's OpenCL). It needs the arguments' true places
+   (argument_layout.py), so the compiler driver applies it after the repairs here.
 12. printf's return value (spirv_printf.py): 0 on success, not clspv's 1. It needs the
    reflection, so the compiler driver applies it after parsing it.
 13. Float execution modes (spirv_float_modes.py): signed zeros, infinities, NaNs and, where
@@ -62,13 +63,12 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_args import convert_arguments_on_host
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 10
+VERSION = 11
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -86,13 +86,13 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
-           push_constant_limit: int = 128, float_modes: tuple = ((), (), ())) -> bytes:
-    """Every repair below; `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or
-    unsafe math); `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
+           float_modes: tuple = ((), (), ())) -> bytes:
+    """Every repair below but 11 and 12 (the driver's, after the reflection is read);
+    `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
+    `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
     -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
-    atomic functions; `push_constant_limit`: the device's maxPushConstantsSize; `float_modes`:
-    the float widths whose (signed zeros, infinities and NaNs), (denormals) the device preserves,
-    and those it rounds to nearest even on request."""
+    atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
+    (denormals) the device preserves, and those it rounds to nearest even on request."""
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -100,7 +100,6 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     data = merge_undef_phis(data)
     data = fill_undef_phi_inputs(data)
     data = pack_dot_products(data)
-    data = convert_arguments_on_host(data, push_constant_limit)
     if mad_enable or unsafe_math:
         data = fuse_multiply_adds(data)
     if unsafe_math:
