@@ -100,6 +100,9 @@ def _run_source(sources: list[bytes], args: list[str]) -> tuple[CompileOutput, d
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
         out = _run([prelude.with_prelude(current)], args)
+    if len(sources) == 1:
+        before = prelude.with_prelude(current).count(b"\n") - current.count(b"\n")
+        out.log = diagnostics.shift_source_lines(out.log, before)
     return out, renamed
 
 
