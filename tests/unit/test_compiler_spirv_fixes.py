@@ -312,3 +312,23 @@ def test_argument_conversions_stay_within_the_push_constant_limit(tmp_path):
     assert len(k.push_constant_conversions) == 1 and k.push_constant_size == args_end + 8
     assert len(_conversions_to_double(_disassemble(result.spirv, tmp_path))) == 2
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
+
+
+def test_mistyped_pointer_access_chains_are_reinterpreted(tmp_path, monkeypatch):
+    """A select between p[i - 1] and p[255] (a byte offset to LLVM): clspv's SPIR-V is invalid."""
+    from vkcl.compiler import spirv_pointers
+    src = ("kernel void shift(global float *o, global const float *in) {"
+           " int i = get_global_id(0); o[i] = i > 0 ? in[i - 1] : in[255]; }")
+    monkeypatch.setattr(spirv_fixes, "fix_mistyped_pointers", lambda data: data)
+    monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
+    raw = compiler.compile_source(src, "", CAPS)
+    monkeypatch.undo()
+    assert raw.ok, raw.log
+    path = tmp_path / "k.spv"
+    path.write_bytes(raw.spirv)
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(path)], capture_output=True).returncode != 0
+    fixed = spirv_pointers.fix_mistyped_pointers(raw.spirv)
+    dis = _disassemble(fixed, tmp_path)
+    assert dis.count("OpBitcast %_ptr_PhysicalStorageBuffer") == 2, dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+    assert spirv_pointers.fix_mistyped_pointers(fixed) == fixed

@@ -48,6 +48,10 @@
    reflection, so the compiler driver applies it after parsing it.
 13. Float execution modes (spirv_float_modes.py): signed zeros, infinities, NaNs and, where
    the device can, denormals preserved, and rounding to nearest even, on every entry point.
+14. Pointers whose types disagree (spirv_pointers.py): an OpPtrAccessChain or OpSelect of
+   PhysicalStorageBuffer pointers gets its operands reinterpreted as its result's type
+   (clspv gave `cond ? p[i] : p[255]` an access chain whose result and base types differ:
+   invalid SPIR-V, which lavapipe refused).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -66,9 +70,10 @@ from vkcl.compiler import spirv
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
+from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 11
+VERSION = 12
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -93,6 +98,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
     atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
     (denormals) the device preserves, and those it rounds to nearest even on request."""
+    data = fix_mistyped_pointers(data)
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
