@@ -6,17 +6,20 @@ A part module has NAMES (the builtins it replaces) and TEXT (OpenCL C: overloada
 then `#define name __vkcl_name`). A part is put in front of a source that names one of its
 builtins as a word, or that #includes anything (a header may call them). Parts come in the order
 of PARTS, so a later part may use an earlier one's functions.
+
+A part with many names (conversions) also has PATTERN, a regex matching its names and more, and
+`text_for(names)`, the text for only the names a source uses: TEXT is then the text for them all.
 """
 from __future__ import annotations
 
 import hashlib
 import re
 
-from vkcl.compiler.prelude import async_copy, nan
+from vkcl.compiler.prelude import async_copy, conversions, nan
 
-PARTS = (async_copy, nan)
+PARTS = (async_copy, conversions, nan)
 _INCLUDE = re.compile(rb"#\s*include")
-_WORDS = [(re.compile(rb"\b(?:" + b"|".join(n.encode() for n in part.NAMES) + rb")\b"), part.TEXT)
+_WORDS = [(re.compile(rb"\b(?:" + (getattr(part, "PATTERN", None) or "|".join(part.NAMES)).encode() + rb")\b"), part)
           for part in PARTS]
 # Part of the program cache's key: a program cached before the prelude changed is compiled again.
 DIGEST = hashlib.sha256("".join(part.TEXT for part in PARTS).encode()).hexdigest()[:16]
@@ -25,7 +28,18 @@ DIGEST = hashlib.sha256("".join(part.TEXT for part in PARTS).encode()).hexdigest
 def parts_for(source: bytes) -> list[str]:
     """The prelude texts `source` needs, in PARTS order."""
     include = _INCLUDE.search(source) is not None
-    return [text for words, text in _WORDS if include or words.search(source)]
+    out = []
+    for words, part in _WORDS:
+        if include:
+            out.append(part.TEXT)
+        elif hasattr(part, "text_for"):
+            names = {w.decode() for w in words.findall(source)}
+            text = part.text_for(names)
+            if text:
+                out.append(text)
+        elif words.search(source):
+            out.append(part.TEXT)
+    return out
 
 
 def with_prelude(source: bytes) -> bytes:
