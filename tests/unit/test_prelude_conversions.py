@@ -1,6 +1,6 @@
 """The conversions prelude part (vkcl/compiler/prelude/conversions.py): a program gets the text of
-only the replaced names it uses, and the whole text (what a program that #includes anything
-gets) compiles in every OpenCL C version. Results are checked by tests/icd/test_conversions.py."""
+only the replaced names it or its headers use, and the whole text (what a program gets when a
+header cannot be found) compiles in every OpenCL C version. Results are checked by tests/icd/test_conversions.py."""
 from __future__ import annotations
 
 import pytest
@@ -33,12 +33,28 @@ def test_half_stores_and_every_width():
     assert len(conversions.NAMES) == len(set(conversions.NAMES)) > 200
 
 
-def test_an_include_gets_everything():
-    assert conversions.TEXT in prelude.parts_for(b'#include "x.h"\nkernel void k() {}')
+def test_included_headers_are_searched_too(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.h").write_text('#include "sub/b.h"\n')
+    (tmp_path / "sub" / "b.h").write_text("#define F(x) convert_double3(x)\n#include \"c.h\"\n")
+    (tmp_path / "sub" / "c.h").write_text("#define G(x) vstore_half_rtz(x, 0, p)\n")
+    src = b'#include <a.h>\nkernel void k() {}'
+    text = "".join(prelude.parts_for(src, (str(tmp_path),)))
+    assert "#define convert_double3 " in text and "#define vstore_half_rtz " in text
+    assert conversions.TEXT not in text and "__vkcl_awgc" not in text
+    memory = "".join(prelude.parts_for(b'#include "m.h"\n', (), {"m.h": "convert_float_rtp(u)"}))
+    assert memory.endswith("#define convert_float_rtp __vkcl_convert_float_rtp\n")
+
+
+def test_a_header_not_found_gets_everything():
+    assert conversions.TEXT in prelude.parts_for(b'#include "missing.h"\nkernel void k() {}')
+    assert conversions.TEXT in prelude.parts_for(b'#define H "x.h"\n#include H\n')
 
 
 @pytest.mark.parametrize("std", ["CL1.1", "CL1.2", "CL2.0", "CL3.0"])
-def test_the_whole_text_compiles_without_warnings(std):
+def test_the_whole_text_compiles_without_warnings(std, monkeypatch):
+    # What a program gets when a header it includes cannot be found (here: made so).
+    monkeypatch.setattr(prelude.includes, "expand", lambda *args: None)
     src = '#include "empty.h"\nkernel void k(global float *f, global uint *u) { f[0] = convert_float_rtz(u[0]); }'
     result = compiler.compile_source(src, f"-cl-std={std} -Werror", compiler.DeviceCaps(), headers={"empty.h": ""})
     assert result.ok, result.log[:3000]

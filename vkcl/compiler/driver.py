@@ -109,7 +109,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             result.options = opts.text  # the key is the normalized options, not their spelling
             return result
     if input_kind == "cl":
-        inputs = [prelude.with_prelude(i) for i in inputs]
+        inputs = [prelude.with_prelude(i, opts.include_dirs, headers) for i in inputs]
     output_kind = "spirv" if binary_type == "executable" else "bitcode"
     with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
         extra: tuple[str, ...] = ()
