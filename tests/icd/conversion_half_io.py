@@ -2,7 +2,7 @@
 against conversion_reference, in generated kernels (one program for a list of cases).
 
 A store case is ("store", data type, n, mode, aligned, address space); a load case is
-("load", "float", n, "", aligned, "global"). Every case writes its own region of the output.
+("load", "float", n, "", aligned, address space). Every case writes its own region of the output.
 """
 from __future__ import annotations
 
@@ -47,11 +47,22 @@ def _store_kernel(k: int, case: tuple, count: int) -> str:
 
 
 def _load_kernel(k: int, case: tuple, count: int) -> str:
-    _, _, n, _, aligned, _ = case
-    value = f"{load_name(n, aligned)}(i, in)"
-    store = f"(out + {k * 2 * count})[i] = {value};" if n == 1 else f"vstore{n}({value}, i, out + {k * 2 * count});"
-    return (f"kernel void l{k}(global const half *in, global float *out, uint n) {{\n"
-            f"  size_t i = get_global_id(0);\n  if (i < n / {_stride(n, aligned)}u) {store}\n}}\n")
+    _, _, n, _, aligned, space = case
+    stride = _stride(n, aligned)
+    store = "(out + {o})[i] = {v};" if n == 1 else "vstore{n}({v}, i, out + {o});"
+    if space in ("global", "constant"):
+        value = f"{load_name(n, aligned)}(i, in)"
+        body = store.format(o=k * 2 * count, v=value, n=n)
+        return (f"kernel void l{k}({space} const half *in, global float *out, uint n) {{\n"
+                f"  size_t i = get_global_id(0);\n  if (i < n / {stride}u) {body}\n}}\n")
+    # local or private: copy the vector's halves (as bits) to a small array, load from there
+    decl = "local ushort tmp[64 * 16];" if space == "local" else "ushort tmp[16];"
+    base = "get_local_id(0) * 16" if space == "local" else "0"
+    value = f"{load_name(n, aligned)}(0, ({space} half *)(tmp + {base}))"
+    body = store.format(o=k * 2 * count, v=value, n=n)
+    return (f"kernel void l{k}(global const ushort *in, global float *out, uint n) {{\n"
+            f"  {decl}\n  size_t i = get_global_id(0);\n  if (i >= n / {stride}u) return;\n"
+            f"  for (int j = 0; j < {n}; j++) tmp[{base} + j] = in[i * {stride} + j];\n  {body}\n}}\n")
 
 
 def _want_half(t: str, v, mode: str, flush: bool):
@@ -90,7 +101,7 @@ def run_cases(cl, ctx, q, cases: list[tuple], flush: bool, random_count: int = 2
         if c[0] == "store":
             getattr(prg, f"s{k}")(q, (count,), (16,) if c[5] == "local" else None, ins[c[1]], obuf, np.uint32(count))
         else:
-            getattr(prg, f"l{k}")(q, (count,), None, hbuf, fbuf, np.uint32(count))
+            getattr(prg, f"l{k}")(q, (count,), (16,) if c[5] == "local" else None, hbuf, fbuf, np.uint32(count))
     cl.enqueue_copy(q, out, obuf)
     cl.enqueue_copy(q, fout, fbuf)
     q.finish()

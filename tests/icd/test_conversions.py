@@ -74,7 +74,7 @@ def test_vstore_half_every_mode_and_width(python_with_icd, data):
     """vstore_half<n>[_rnd] and vstorea_half<n>[_rnd] of float or double (vstorea_half3 lands at
     offset * 4): every width and mode into global memory, and into local and private memory
     widths 1, 2, 3 and 16 (every width for float into local memory, which vkcl replaces); and
-    vload_half<n> / vloada_half<n>."""
+    vload_half<n> / vloada_half<n> from global, constant, local and private memory."""
     run(python_with_icd, f"""
 from conversion_half_io import run_cases
 wrong = {{}}
@@ -83,8 +83,9 @@ for space in ("global", "local", "private"):
     for n in widths:
         cases = [("store", "{data}", n, m, a, space) for m in ("", "_rte", "_rtz", "_rtp", "_rtn")
                  for a in (False, True) if not (a and n == 1)]
-        if space == "global" and "{data}" == "float":
-            cases += [("load", "float", n, "", a, "global") for a in (False, True) if not (a and n == 1)]
+        if "{data}" == "float":
+            cases += [("load", "float", n, "", a, sp) for a in (False, True) if not (a and n == 1)
+                      for sp in ((space, "constant") if space == "global" else (space,))]
         wrong.update(run_cases(cl, ctx, q, cases, flush))
 assert not wrong, chr(10).join(f"{{c}}: {{v[0]}} wrong, e.g. {{v[1][:2]}}" for c, v in wrong.items())
 print("OK")
@@ -152,5 +153,39 @@ for std in ("CL1.1", "CL1.2", "CL2.0", "CL3.0"):
     f, i = np.zeros(1, np.float32), np.ones(1, np.int32)
     cl.enqueue_copy(q, f, F); cl.enqueue_copy(q, i, I)
     assert f[0] == 16777216.0 and i[0] == 0, (std, f, i)
+print("OK")
+""")
+
+
+def test_half_stores_and_loads_through_generic_pointers(python_with_icd):
+    """OpenCL C 2.0 programs get the generic-pointer overloads: vstore_half of double and
+    vload_half16 through pointers to local and global memory."""
+    run(python_with_icd, r"""
+src = '''
+void put(double4 v, half *p) { vstore_half4_rtz(v, 1, p); }
+float16 get(const half *p) { return vload_half16(0, p); }
+kernel void k(global const double4 *d, global half *h, global float16 *f) {
+  local ushort bits[16];
+  local half *tmp = (local half *)bits;
+  put(d[0], h);
+  put(d[0], tmp); put(d[0], tmp + 8); put(d[0], tmp - 4);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  f[0] = get(tmp);
+}
+'''
+p = cl.Program(ctx, src).build("-cl-std=CL2.0")
+mf = cl.mem_flags
+d = np.array([1.0 + 2.0 ** -10 - 2.0 ** -40, -65520.0, np.nan, 2.0 ** -25], np.float64)
+D = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=d)
+H, F = cl.Buffer(ctx, mf.READ_WRITE, 16), cl.Buffer(ctx, mf.READ_WRITE, 64)
+p.k(q, (1,), (1,), D, H, F)
+h, f = np.zeros(8, np.uint16), np.zeros(16, np.float32)
+cl.enqueue_copy(q, h, H); cl.enqueue_copy(q, f, F)
+want = [0x3C00, 0xFBFF, None, 0x0000]  # rtz: 1.0, -65504, NaN, 0
+for i, w in enumerate(want):
+    assert (h[4 + i] & 0x7FFF) > 0x7C00 if w is None else h[4 + i] == w, (i, hex(h[4 + i]))
+halves = np.array([0x3C00, 0xFBFF, 0x7E00, 0x0000], np.uint16).view(np.float16).astype(np.float32)
+assert np.array_equal(f[0:4], halves, equal_nan=True) and np.array_equal(f[4:8], halves, equal_nan=True), f
+assert np.array_equal(f[12:16], halves, equal_nan=True), f
 print("OK")
 """)

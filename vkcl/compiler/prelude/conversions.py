@@ -17,6 +17,7 @@ width) on lavapipe against an exact host reference (tests/icd/conversion_referen
   too, where right on lavapipe.
 - vstore_half<n> of float into local memory: clspv hangs (vstore_half2 with offset 0 at a
   computed local pointer) or writes garbage (widths 3 and 16); global and private are right.
+  vload_half16 and vloada_half16 from local memory read garbage; other widths are right.
 
 A replacement rounds with integer arithmetic (rounding.py); the right overloads of a replaced
 name forward to clspv's builtin. A program gets only the names it uses: `text_for(names)`.
@@ -25,7 +26,7 @@ tests/icd/test_conversions.py checks every replaced overload and a sample of the
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import OVERLOAD, SCALARS, WIDTHS, guarded
-from vkcl.compiler.prelude.rounding import HELPERS, from_int, narrow
+from vkcl.compiler.prelude.rounding import HALF_TO_FLOAT, HELPERS, from_int, narrow
 
 INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 FLOATS = ("half", "float", "double")
@@ -142,6 +143,30 @@ def _store_block(w: str, mode: str, aligned: bool, needs: dict) -> str:
             f"#if defined(__opencl_c_generic_address_space)\n{generic}#endif\n")
 
 
+def _load_name(w: str, aligned: bool) -> str:
+    return f"vload{'a' if aligned else ''}_half{w}"
+
+
+def _load_block(w: str, aligned: bool, needs: dict) -> str:
+    """vload[a]_half<w> from every address space: vkcl's own from local (and generic) memory."""
+    name = _load_name(w, aligned)
+    n = int(w or 1)
+    stride = 4 if aligned and n == 3 else n
+
+    def overload(space: str) -> str:
+        head = f"{OVERLOAD} float{w} __vkcl_{name}(size_t o, const {space} half *p)"
+        if space in ("__constant", "__global", "__private"):
+            return f"{head} {{ return {name}(o, p); }}\n"
+        needs[("hf",)] = False
+        parts = [f"__vkcl_half_to_float(q[{i}])" for i in range(n)]
+        value = parts[0] if n == 1 else f"(float{w})({', '.join(parts)})"
+        return f"{head} {{ const {space} ushort *q = (const {space} ushort *)p + o * {stride}; return {value}; }}\n"
+
+    return (overload("__constant") +
+            f"#if defined(__opencl_c_named_address_space_builtins)\n{''.join(overload(s) for s in _SPACES)}#endif\n"
+            f"#if defined(__opencl_c_generic_address_space)\n{overload('')}#endif\n")
+
+
 _BLOCKS = {}  # name -> (block kind, arguments)
 for (_d, _sat, _m) in OWN:
     for _w in WIDTHS:
@@ -150,10 +175,12 @@ for _w in WIDTHS:
     for _m in MODES:
         for _aligned in ((False, True) if _w else (False,)):
             _BLOCKS[_store_name(_w, _m, _aligned)] = ("store", (_w, _m, _aligned))
+for _aligned in (False, True):  # the only loads clspv gets wrong: 16 halves from local memory
+    _BLOCKS[_load_name("16", _aligned)] = ("load", ("16", _aligned))
 
 NAMES = tuple(_BLOCKS)
 # What __init__ searches a source for (a regex, since NAMES has hundreds of names).
-PATTERN = r"convert_\w+|vstorea?_half\w*"
+PATTERN = r"convert_\w+|v(?:load|store)a?_half\w*"
 
 
 def text_for(names) -> str:
@@ -163,8 +190,10 @@ def text_for(names) -> str:
     if not wanted:
         return ""
     needs: dict = {}
-    blocks = [(_convert_block if _BLOCKS[n][0] == "convert" else _store_block)(*_BLOCKS[n][1], needs) for n in wanted]
-    helpers = [_scalar(*k[1:]) if k[0] == "cv" else _half_bits(*k[1:]) for k in needs]
+    make = {"convert": _convert_block, "store": _store_block, "load": _load_block}
+    blocks = [make[_BLOCKS[n][0]](*_BLOCKS[n][1], needs) for n in wanted]
+    helpers = [_scalar(*k[1:]) if k[0] == "cv" else _half_bits(*k[1:]) if k[0] == "hb" else HALF_TO_FLOAT
+               for k in needs]
     rounding = HELPERS if any(v for v in needs.values()) else ""
     return rounding + "".join(helpers) + "".join(blocks) + "".join(f"#define {n} __vkcl_{n}\n" for n in wanted)
 

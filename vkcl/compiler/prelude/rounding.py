@@ -62,6 +62,19 @@ HELPERS = f"""{_INLINE} ulong __vkcl_round_bits(ulong m, int q, int neg, int mod
 """
 
 
+# The float that half bits stand for (exact: every half is a float; a subnormal half is
+# normalized, a NaN keeps its payload).
+HALF_TO_FLOAT = f"""{_INLINE} float __vkcl_half_to_float(ushort h) {{
+  uint s = (uint)(h & 0x8000) << 16, e = (uint)(h >> 10) & 0x1Fu, m = (uint)h & 0x3FFu;
+  if (e == 0x1Fu) return as_float(s | 0x7F800000u | (m << 13));
+  if (e != 0u) return as_float(s | ((e + 112u) << 23) | (m << 13));
+  if (m == 0u) return as_float(s);
+  uint shift = clz(m) - 21u;
+  return as_float(s | ((113u - shift) << 23) | (((m << shift) & 0x3FFu) << 13));
+}}
+"""
+
+
 def narrow(dst: str, src: str, mode: str, x: str) -> str:
     """An expression: the floating-point value x of type src rounded to the narrower type dst,
     as dst's bits type (ushort, uint)."""
