@@ -80,23 +80,23 @@ def _want_half(t: str, v, mode: str, flush: bool):
 def run_cases(cl, ctx, q, cases: list[tuple], flush: bool, random_count: int = 256) -> dict:
     """{case: (count, examples)} for the cases whose results are wrong; raises if the program
     does not build."""
-    count = len(source_values("float", random_count))
-    data = {t: source_values(t, random_count)[:count] for t in ("float", "double")}
-    count = min(len(v) for v in data.values())
-    count -= count % 48
+    data = {t: source_values(t, random_count) for t in ("float", "double")}
+    count = min(len(v) for v in data.values())  # a multiple of 48, as each is
     data = {t: v[:count] for t, v in data.items()}
     src = _PRAGMAS + "".join(_store_kernel(k, c, count) if c[0] == "store" else _load_kernel(k, c, count)
                              for k, c in enumerate(cases))
     prg = cl.Program(ctx, src).build()
-    sentinel = np.uint16(0x7E5A)
-    out = np.full(len(cases) * 2 * count, sentinel, np.uint16)
+    # Patterns in every element first, so that one never written shows: no conversion here gives
+    # the float 0xA5A5A5A5 (a half's low 13 bits are zero), and none of the data gives 0xA5A5.
+    out = np.full(len(cases) * 2 * count, 0xA5A5, np.uint16)
     mf = cl.mem_flags
     obuf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
     ins = {t: cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=v) for t, v in data.items()}
-    halves = np.ascontiguousarray(data["float"].astype(np.float16))
+    with np.errstate(over="ignore"):
+        halves = np.ascontiguousarray(data["float"].astype(np.float16))
     hbuf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=halves)
-    fout = np.zeros(len(cases) * 2 * count, np.float32)
-    fbuf = cl.Buffer(ctx, mf.READ_WRITE, fout.nbytes)
+    fout = np.full(len(cases) * 2 * count, 0xA5A5A5A5, np.uint32).view(np.float32)
+    fbuf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=fout)
     for k, c in enumerate(cases):
         if c[0] == "store":
             getattr(prg, f"s{k}")(q, (count,), (16,) if c[5] == "local" else None, ins[c[1]], obuf, np.uint32(count))

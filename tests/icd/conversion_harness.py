@@ -63,6 +63,7 @@ class Survey:
         self.wrong = {}        # case -> (count, [(input, got, want), ...])
         self.build_failed = []  # cases whose program fails to build alone
         self.checked = 0
+        self._expected_cache = {}
 
     def values(self, t: str) -> np.ndarray:
         if t not in self.inputs:
@@ -84,7 +85,7 @@ class Survey:
         src = _PRAGMAS + "".join(_kernel(f"k_{s}", cases[0][0], s, cs, slots) for s, cs in pairs.items())
         try:
             prg = self.cl.Program(self.ctx, src).build()
-        except self.cl.Error as e:
+        except self.cl.Error:
             if len(cases) == 1:
                 self.build_failed.append(cases[0])
                 self.log(f"BUILD FAILED {name(*cases[0][:1], *cases[0][2:])}({cases[0][1]})")
@@ -94,15 +95,16 @@ class Survey:
             self._program(cases[half:])
             return
         dst = cases[0][0]
-        n = None
         outs = {}
         for s, cs in pairs.items():
             vals = self.values(s)
             n = len(vals)
             ibuf = self.cl.Buffer(self.ctx, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                                   hostbuf=vals)
-            host = np.zeros(len(cases) * n, DTYPES[dst])
-            obuf = self.cl.Buffer(self.ctx, self.cl.mem_flags.READ_WRITE, host.nbytes)
+            # a byte pattern no result has by chance in every element: an element never written shows
+            host = np.frombuffer(b"\xa5" * (len(cases) * n * DTYPES[dst]().itemsize), DTYPES[dst]).copy()
+            obuf = self.cl.Buffer(self.ctx, self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.COPY_HOST_PTR,
+                                  hostbuf=host)
             getattr(prg, f"k_{s}")(self.q, (n,), None, ibuf, obuf, np.uint32(n))
             self.cl.enqueue_copy(self.q, host, obuf)
             outs[s] = host
@@ -118,10 +120,8 @@ class Survey:
             if len(bad):
                 self.wrong[c] = (len(bad), [(vals[i], got[i], want[i]) for i in bad[:4]])
 
-    _cache: dict = {}
-
     def _expected(self, dst, src, sat, mode):
         key = (dst, src, sat, mode)
-        if key not in self._cache:
-            self._cache[key] = expected_arrays(dst, src, sat, mode, self.values(src), self.flush)
-        return self._cache[key]
+        if key not in self._expected_cache:
+            self._expected_cache[key] = expected_arrays(dst, src, sat, mode, self.values(src), self.flush)
+        return self._expected_cache[key]
