@@ -46,6 +46,14 @@ def test_included_headers_are_searched_too(tmp_path):
     assert memory.endswith("#define convert_float_rtp __vkcl_convert_float_rtp\n")
 
 
+def test_names_pasted_by_macros():
+    text = _conversion_text(b"#define CVT(T, x) convert_##T(x)\nCVT(double4, v)")
+    assert "#define convert_double4 " in text and "#define vstore_half " not in text
+    text = _conversion_text(b"#define CAT(a, b) a##b\nCAT(convert_double, 4)(v); CAT(vstore, _half)(v, 0, p);")
+    assert "#define convert_double4 " in text and "#define convert_float_rtz " not in text
+    assert "#define vstorea_half3_rtn " in text
+
+
 def test_a_header_not_found_gets_everything():
     assert conversions.TEXT in prelude.parts_for(b'#include "missing.h"\nkernel void k() {}')
     assert conversions.TEXT in prelude.parts_for(b'#define H "x.h"\n#include H\n')

@@ -8,8 +8,9 @@ builtins as a word, in its own text or in a header it includes (includes.py find
 cannot be found, every part is). Parts come in the order of PARTS, so a later part may use an
 earlier one's functions.
 
-A part with many names (conversions) also has PATTERN, a regex matching its names and more, and
-`text_for(names)`, the text for only the names a source uses: TEXT is then the text for them all.
+A part with many names (conversions) also has PATTERN, a regex matching its names, the start of
+any (for names a macro pastes together with ##) and more, and `text_for(names)`, the text for
+only the names a source uses: TEXT is then the text for them all.
 """
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def parts_for(source: bytes, include_dirs=(), headers: dict | None = None) -> li
         if everything:
             out.append(part.TEXT)
         elif hasattr(part, "text_for"):
-            text = part.text_for({w.decode() for w in words.findall(source)})
+            found = {w.decode() for w in words.findall(source)}
+            if b"##" in source:  # names may be pasted together from the words found: any they begin
+                found |= {n for n in part.NAMES if any(n.startswith(w) for w in found)}
+            text = part.text_for(found)
             if text:
                 out.append(text)
         elif words.search(source):

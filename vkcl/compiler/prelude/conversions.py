@@ -179,8 +179,9 @@ for _aligned in (False, True):  # the only loads clspv gets wrong: 16 halves fro
     _BLOCKS[_load_name("16", _aligned)] = ("load", ("16", _aligned))
 
 NAMES = tuple(_BLOCKS)
-# What __init__ searches a source for (a regex, since NAMES has hundreds of names).
-PATTERN = r"convert_\w+|v(?:load|store)a?_half\w*"
+# What __init__ searches a source for (a regex, since NAMES has hundreds of names), the starts of
+# names included (`convert_ ## T`).
+PATTERN = r"convert_\w*|v(?:load|store)a?(?:_half)?\w*"
 
 
 def text_for(names) -> str:
