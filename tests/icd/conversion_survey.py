@@ -1,6 +1,6 @@
 """Survey of every conversion on an OpenCL device (not a test: a tool to run by hand, e.g. on
 another GPU): every convert_<dst><n>[_sat][_rnd] of every source type and width, then
-vstore_half / vstorea_half of float and double in every address space and vload_half, each
+vstore_half / vstorea_half of float and double and vload_half in every address space, each
 against conversion_reference. Prints the wrong ones and those that do not build.
 
     OCL_ICD_VENDORS=... PYOPENCL_NO_CACHE=1 python tests/icd/conversion_survey.py [platform] [dsts] [srcs]
@@ -49,8 +49,9 @@ def main(argv: list[str]) -> int:
             for n in (1, 2, 3, 4, 8, 16):
                 cases = [("store", data, n, m, a, space) for m in ("", "_rte", "_rtz", "_rtp", "_rtn")
                          for a in (False, True) if not (a and n == 1)]
-                if (data, space) == ("float", "global"):
-                    cases += [("load", "float", n, "", a, space) for a in (False, True) if not (a and n == 1)]
+                if data == "float":
+                    cases += [("load", "float", n, "", a, sp) for a in (False, True) if not (a and n == 1)
+                              for sp in ((space, "constant") if space == "global" else (space,))]
                 try:
                     wrong.update(run_cases(cl, ctx, q, cases, flush))
                 except cl.Error as e:
