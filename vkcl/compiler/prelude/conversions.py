@@ -28,7 +28,6 @@ from __future__ import annotations
 from vkcl.compiler.prelude.common import OVERLOAD, SCALARS, WIDTHS, guarded
 from vkcl.compiler.prelude.rounding import HALF_TO_FLOAT, HELPERS, from_int, narrow
 
-INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 FLOATS = ("half", "float", "double")
 MODES = ("", "_rte", "_rtz", "_rtp", "_rtn")
 DIRECTED = ("_rtz", "_rtp", "_rtn")
