@@ -83,25 +83,30 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
-def _run_source(sources: list[bytes], args: list[str]) -> tuple[CompileOutput, dict]:
-    """clspv on OpenCL C (with the prelude). Where its front end refuses a by-value kernel
-    argument's type, that type is passed as bytes and the source built again (byvalue_args);
-    also returns the names the reflection must then be given back."""
-    out = _run([prelude.with_prelude(s) for s in sources], args)
+def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None
+                ) -> tuple[CompileOutput, dict]:
+    """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
+    the source includes). Where its front end refuses a by-value kernel argument's type, that
+    type is passed as bytes and the source built again (byvalue_args); also returns the names
+    the reflection must then be given back."""
+    def with_prelude(source: bytes) -> bytes:
+        return prelude.with_prelude(source, include_dirs, headers)
+
+    out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
     for _ in range(byvalue_args.MAX_ROUNDS):
         if out.ok or len(sources) != 1:
             break
-        before = prelude.with_prelude(current).count(b"\n") - current.count(b"\n")
+        before = with_prelude(current).count(b"\n") - current.count(b"\n")
         more = byvalue_args.refused_types(current, out.log, (before, 0)) - refused
         if not more:
             break
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run([prelude.with_prelude(current)], args)
+        out = _run([with_prelude(current)], args)
     if len(sources) == 1:
-        before = prelude.with_prelude(current).count(b"\n") - current.count(b"\n")
+        before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
     return out, renamed
 
@@ -148,8 +153,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
         with _progress(sum(len(i) for i in inputs), input_kind):
             if input_kind == "cl":
-                out, renamed = _run_source(inputs, args + more)
-                inputs = [prelude.with_prelude(i) for i in inputs]
+                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers)
             else:
                 out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
