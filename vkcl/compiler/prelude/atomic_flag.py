@@ -4,7 +4,7 @@ work-items of different work-groups entered one critical section (CTS c11_atomic
 10 of 1024 wrong), and clspv aborts on a flag in local memory ("Call parameter type does not
 match function signature"). vkcl's flag functions are atomic exchanges and stores of the flag
 as an atomic_int, with the order and scope the call gives (memory_scope_device and
-memory_order_seq_cst where it gives none, as the spec says).
+memory_order_seq_cst where it gives none, as the spec says, which clspv makes acquire-release).
 """
 from __future__ import annotations
 
@@ -17,6 +17,12 @@ _SPACES = ("global", "local")
 # only with those features; OpenCL C 2.0 has them all.
 _DEVICE_SCOPE = "__OPENCL_C_VERSION__ == 200 || defined(__opencl_c_atomic_scope_device)"
 _SEQ_CST = "__OPENCL_C_VERSION__ == 200 || (defined(__opencl_c_atomic_order_seq_cst) && defined(__opencl_c_atomic_scope_device))"
+
+
+# The default order is seq_cst, which clspv gives acquire-release semantics (its own builtins do
+# the same, with a warning that would fail -Werror builds of programs that never wrote it); a
+# clear is a store: release.
+_DEFAULT_ORDER = "memory_order_acq_rel"
 
 
 def _flag(space: str) -> str:
@@ -32,8 +38,8 @@ def _flag(space: str) -> str:
             f"{OVERLOAD} void {clear}_explicit({p}, memory_order o) {{ {clear}_explicit(f, o, memory_scope_device); }}\n"
             "#endif\n"
             f"#if {_SEQ_CST}\n"
-            f"{OVERLOAD} bool {tas}({p}) {{ return {tas}_explicit(f, memory_order_seq_cst, memory_scope_device); }}\n"
-            f"{OVERLOAD} void {clear}({p}) {{ {clear}_explicit(f, memory_order_seq_cst, memory_scope_device); }}\n"
+            f"{OVERLOAD} bool {tas}({p}) {{ return {tas}_explicit(f, {_DEFAULT_ORDER}, memory_scope_device); }}\n"
+            f"{OVERLOAD} void {clear}({p}) {{ {clear}_explicit(f, memory_order_release, memory_scope_device); }}\n"
             "#endif\n")
 
 
