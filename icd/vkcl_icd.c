@@ -96,6 +96,55 @@ void vkcl_register_exit(void)
     }
 }
 
+/* A Python already running in the process (pyopencl's, numba's) must be the minor version vkcl
+ * embeds: two versions' runtimes in one process do not work (seen: Python 3.12 spun for ever in
+ * cffi's start-up). Such a process gets one line on stderr and no platform. The symbols are
+ * looked up in the process, where the host's Python comes before the libpython vkcl loaded. */
+static int vkcl_host_python_ok(void)
+{
+    int (*initialized)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    const char *(*version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    if (!initialized || !version || !initialized())
+        return 1;
+    const char *v = version();
+    size_t n = strlen(VKCL_PYTHON_VERSION);
+    if (strncmp(v, VKCL_PYTHON_VERSION, n) == 0 && (v[n] == '.' || v[n] == ' ' || v[n] == '\0'))
+        return 1;
+    static int told;
+    if (!told) {
+        told = 1;
+        fprintf(stderr, "vkcl: this process runs Python %.*s but vkcl was built for Python %s, which it embeds; "
+                "two Pythons cannot share a process, so vkcl reports no platform here. Build vkcl with this "
+                "Python (make build PYTHON=...) to use it from this program.\n", (int)strcspn(v, " "), v,
+                VKCL_PYTHON_VERSION);
+    }
+    return 0;
+}
+
+/* A host Python of the right version without cffi (a virtualenv holding only pyopencl): cffi's
+ * start-up imports _cffi_backend before vkcl's own code can add its packages to sys.path, so
+ * it is imported here from vkcl's site-packages, which stay after the host's own on sys.path. */
+static void vkcl_import_cffi_backend(void)
+{
+    if (!Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *saved_type, *saved_value, *saved_tb;
+    PyErr_Fetch(&saved_type, &saved_value, &saved_tb);
+    PyObject *m = PyImport_ImportModule("_cffi_backend");
+    if (m == NULL) {
+        PyErr_Clear();
+        PyObject *path = PySys_GetObject("path"), *dir = PyUnicode_FromString(VKCL_SITE_PACKAGES);
+        if (path && dir && PyList_Append(path, dir) == 0)
+            m = PyImport_ImportModule("_cffi_backend");
+        PyErr_Clear();
+        Py_XDECREF(dir);
+    }
+    Py_XDECREF(m);
+    PyErr_Restore(saved_type, saved_value, saved_tb);
+    PyGILState_Release(g);
+}
+
 static int vkcl_start(void)
 {
     if (vkcl_forked) {
@@ -108,6 +157,9 @@ static int vkcl_start(void)
         }
         return 0;
     }
+    if (!vkcl_host_python_ok())
+        return 0;
+    vkcl_import_cffi_backend();
     if (cffi_start_python() != 0)
         return 0;
     return vkcl_ready;
