@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Run suites of the Khronos OpenCL-CTS against one ICD, each sub-test in its own process.
+
+The CTS is built outside this repository (docs/conformance.md says how); this script only runs
+its binaries. For every suite it lists the sub-tests (`test_<suite> --list`), runs each one as
+`test_<suite> <extra args> <sub-test>` in the binary's own directory (some suites read files from
+there), with `OCL_ICD_VENDORS` naming only the ICD under test and
+`CL_CONFORMANCE_RESULTS_FILENAME` asking the harness for its pass/fail/skip JSON. A sub-test that
+runs past the time limit is killed with its whole process group (the ICD's helper processes
+too) and recorded as a timeout; one that ends without writing results (a crash) is a failure.
+
+Per suite it writes <out>/<suite>.json (status, time, exit status and the first error lines of
+every sub-test) and keeps each sub-test's log and CTS results under <out>/<suite>/; at the end it
+prints a table of all suites.
+
+    tests/cts/run_cts.py --cts /work/cts/build --icd build/libvkcl.so --out /tmp/cts \\
+        --limit 600 -j 2 --args=-w atomics select c11_atomics:atomic_init,atomic_fetch_add
+    tests/cts/run_cts.py --cts /work/cts/build --icd build/vendors --out /tmp/cts \\
+        --args='-w -d' bruteforce:sin,cos,divide
+
+A suite is named as its binary without `test_` (`bruteforce` is math_brute_force's binary);
+`suite:a,b` runs only sub-tests a and b; `--whole` runs each suite as one process (for binaries
+whose sub-tests cannot be listed this happens anyway).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+STATUSES = ("pass", "fail", "skip", "timeout")
+# Lines of a CTS log that say what went wrong (the harness's own summary lines excluded).
+_ERROR_LINE = re.compile(r"error|fail|mismatch|wrong|expected|abort|assert", re.IGNORECASE)
+_NOT_ERROR_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED) \d+ of \d+ tests?\.?$|"
+                             r"^Saving results to |\b0 (errors?|failures?)\b")
+_RESULT_ENTRY = re.compile(r'"([^"\n]+)"\s*:\s*"(pass|fail|skip)"')
+
+
+def find_binary(cts_build: Path, suite: str) -> Path:
+    """The executable `test_<suite>` somewhere under the CTS build's test_conformance/."""
+    name = suite if suite.startswith("test_") else "test_" + suite
+    for path in sorted((cts_build / "test_conformance").rglob(name)):
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    raise SystemExit(f"run_cts: no binary {name} under {cts_build}/test_conformance")
+
+
+def vendors_dir(icd: Path, scratch: Path) -> Path:
+    """A directory for OCL_ICD_VENDORS holding only the ICD named by `icd` (a vendors directory,
+    an .icd file or the library itself), so no other installed driver answers."""
+    if icd.is_dir():
+        return icd
+    scratch.mkdir(parents=True, exist_ok=True)
+    text = icd.read_text() if icd.suffix == ".icd" else str(icd.resolve()) + "\n"
+    (scratch / "under_test.icd").write_text(text)
+    return scratch
+
+
+def parse_listing(text: str) -> list[str]:
+    """Sub-test names from `--list`: the harness prints each one on a line of its own, indented
+    by a tab."""
+    return [line.strip() for line in text.splitlines()
+            if line.startswith("\t") and line.strip() and " " not in line.strip()]
+
+
+def parse_results(text: str) -> dict[str, str]:
+    """The per-sub-test results of a CL_CONFORMANCE_RESULTS_FILENAME file.
+
+    The harness writes it with printf and escapes nothing, so an argument with a quote or a
+    backslash makes it invalid JSON: then the entries are read line by line."""
+    try:
+        results = json.loads(text).get("results", {})
+        return {str(k): str(v) for k, v in results.items()}
+    except (ValueError, AttributeError):
+        section = text.split('"results"', 1)[-1]
+        return dict(_RESULT_ENTRY.findall(section))
+
+
+def error_lines(log: str, limit: int = 6) -> list[str]:
+    """The first distinct lines of a log that report an error, each cut to 200 characters."""
+    found: list[str] = []
+    for line in log.splitlines():
+        line = line.strip()[:200]
+        if (line and line not in found and _ERROR_LINE.search(line)
+                and not _NOT_ERROR_LINE.search(line)):
+            found.append(line)
+            if len(found) == limit:
+                break
+    return found
+
+
+def classify(results: dict[str, str], names: list[str], returncode: int | None, log: str,
+             seconds: float) -> dict[str, dict]:
+    """One record per sub-test from a finished (or killed: returncode None) process."""
+    if returncode is None:
+        status_of = {name: "timeout" for name in names}
+    elif results:
+        status_of = dict(results)
+    else:  # no results file: the process died before the harness wrote it
+        status_of = {name: "fail" for name in names}
+    if returncode and results and all(s == "pass" for s in results.values()):
+        status_of = {name: "fail" for name in status_of}  # passes reported, yet it failed
+    records = {}
+    for name, status in status_of.items():
+        messages = []
+        if status == "fail":
+            messages = error_lines(log)
+            if returncode and returncode < 0:
+                messages.insert(0, f"killed by signal {-returncode}")
+            elif not results:
+                messages.insert(0, f"exit status {returncode} and no results file")
+            if not messages:
+                messages = log.strip().splitlines()[-3:]
+        elif status == "timeout":
+            messages = [f"timed out after {seconds:.0f} s"]
+        records[name] = {"status": status, "seconds": round(seconds, 1),
+                         "returncode": returncode, "messages": messages}
+    return records
+
+
+def run_process(binary: Path, names: list[str], extra: list[str], env: dict, limit: float,
+                stem: Path) -> dict[str, dict]:
+    """Run the binary on `names` (all of them when empty); its log and results go to stem.*"""
+    results_file = stem.with_suffix(".results.json")
+    results_file.unlink(missing_ok=True)
+    env = dict(env, CL_CONFORMANCE_RESULTS_FILENAME=str(results_file))
+    start = time.monotonic()
+    with open(stem.with_suffix(".log"), "w+b") as log_file:
+        proc = subprocess.Popen([str(binary), *extra, *names], cwd=binary.parent, env=env,
+                                stdout=log_file, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            returncode = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        finally:  # the ICD's helper processes share the group; none may outlive the sub-test
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        log_file.seek(0)
+        log = log_file.read().decode(errors="replace")
+    seconds = time.monotonic() - start
+    results = parse_results(results_file.read_text()) if results_file.exists() else {}
+    return classify(results, names or [binary.name], returncode, log, seconds)
+
+
+def summarize(suite: str, records: dict[str, dict]) -> dict:
+    """Counts per status and the failing (or timed out) sub-tests of one suite."""
+    counts = {status: 0 for status in STATUSES}
+    for record in records.values():
+        counts[record["status"]] = counts.get(record["status"], 0) + 1
+    failing = sorted(name for name, r in records.items() if r["status"] in ("fail", "timeout"))
+    return {"suite": suite, **counts, "failing": failing}
+
+
+def format_table(summaries: list[dict]) -> str:
+    """A Markdown table: suite, pass, fail, skip, timeout, failing sub-tests."""
+    lines = ["| suite | pass | fail | skip | timeout | failing sub-tests |",
+             "|---|---|---|---|---|---|"]
+    for s in summaries:
+        failing = ", ".join(s["failing"]) or "-"
+        lines.append(f"| {s['suite']} | {s['pass']} | {s['fail']} | {s['skip']} "
+                     f"| {s['timeout']} | {failing} |")
+    return "\n".join(lines)
+
+
+def run_suite(spec: str, opts, env: dict) -> dict:
+    """Run one `suite[:sub,sub]`, write <out>/<suite>.json and return its summary."""
+    suite, _, wanted = spec.partition(":")
+    suite = suite.removeprefix("test_")
+    binary = find_binary(opts.cts, suite)
+    names = [n for n in wanted.split(",") if n]
+    if not names and not opts.whole:
+        listing = subprocess.run([str(binary), "--list"], cwd=binary.parent, env=env,
+                                 capture_output=True, text=True, timeout=120)
+        names = parse_listing(listing.stdout)
+    workdir = opts.out / suite
+    workdir.mkdir(parents=True, exist_ok=True)
+    if names and not opts.whole:
+        jobs = [([name], workdir / name) for name in names]
+    else:  # one process for the whole suite (or the named sub-tests together)
+        jobs = [(names, workdir / "_whole")]
+    records: dict[str, dict] = {}
+
+    def one(job):
+        sub, stem = job
+        got = run_process(binary, sub, opts.extra, env, opts.limit, stem)
+        for name, record in got.items():
+            print(f"{suite}/{name}: {record['status']} ({record['seconds']} s)", flush=True)
+        return got
+
+    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        for got in pool.map(one, jobs):
+            records.update(got)
+    summary = summarize(suite, records)
+    report = {"suite": suite, "binary": str(binary), "args": opts.extra,
+              "icd": str(opts.icd), "limit_s": opts.limit, "summary": summary,
+              "subtests": records}
+    (opts.out / f"{suite}.json").write_text(json.dumps(report, indent=1) + "\n")
+    return summary
+
+
+def parse_args(argv: list[str] | None = None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("suites", nargs="+", metavar="SUITE[:SUB,...]",
+                   help="suite (binary without test_), optionally with chosen sub-tests")
+    p.add_argument("--cts", type=Path, required=True, help="the CTS build directory")
+    p.add_argument("--icd", type=Path, required=True,
+                   help="vendors directory, .icd file or ICD library to test")
+    p.add_argument("--out", type=Path, required=True, help="directory for logs and summaries")
+    p.add_argument("--limit", type=float, default=600, help="seconds per sub-test (600)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="sub-tests run at once (1)")
+    p.add_argument("--args", dest="extra", default="", type=shlex.split,
+                   help="extra arguments for every binary, e.g. --args='-w' (wimpy)")
+    p.add_argument("--whole", action="store_true", help="run each suite as one process")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse_args(argv)
+    opts.out = opts.out.resolve()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["OCL_ICD_VENDORS"] = str(vendors_dir(opts.icd.resolve(), opts.out / "_vendors"))
+    summaries = [run_suite(spec, opts, env) for spec in opts.suites]
+    print(format_table(summaries))
+    return 0 if all(s["fail"] == s["timeout"] == 0 for s in summaries) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The pure-Python parts of tests/cts/run_cts.py (the CTS runner): reading the harness's listing
+and results files, picking error lines, classifying a finished process, the summary table.
+Nothing here needs the CTS or an OpenCL device."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parent.parent / "cts" / "run_cts.py"
+_SPEC = importlib.util.spec_from_file_location("run_cts", _PATH)
+run_cts = importlib.util.module_from_spec(_SPEC)
+sys.modules["run_cts"] = run_cts
+_SPEC.loader.exec_module(run_cts)
+
+# As the harness writes it (testHarness.cpp's saveResultsToJson), tabs and all.
+RESULTS = ('{\n\t"cmd": "./test_select",\n\t"args": "-w select_int_int",\n\t"results": {\n'
+           '\t\t"select_int_int": "pass",\n\t\t"select_float_int": "fail",\n'
+           '\t\t"select_half_short": "skip"\n\t}\n}\n')
+
+
+def test_parse_results_valid_json():
+    assert run_cts.parse_results(RESULTS) == {
+        "select_int_int": "pass", "select_float_int": "fail", "select_half_short": "skip"}
+
+
+def test_parse_results_unescaped_arguments():
+    """The harness escapes nothing: a quote or backslash in the arguments breaks the JSON,
+    and the entries must still be read."""
+    broken = RESULTS.replace('"-w select_int_int"', '"-w "a\\b" select_int_int"')
+    with pytest.raises(ValueError):
+        json.loads(broken)
+    assert run_cts.parse_results(broken)["select_float_int"] == "fail"
+    assert len(run_cts.parse_results(broken)) == 3
+
+
+def test_parse_listing_takes_only_tab_indented_names():
+    text = "Some banner\n\tatomic_add\n\tatomic_and\n\n\tnot a name\nTrailer\n"
+    assert run_cts.parse_listing(text) == ["atomic_add", "atomic_and"]
+
+
+def test_error_lines_skip_summaries_and_repeats():
+    log = ("atomic_cmpxchg...\n"
+           "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
+           "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
+           "sin: 0 errors\nFAILED 1 of 2 tests.\n"
+           "ERROR: sinf: 5.1 ulp error at 0x1p+0\n")
+    assert run_cts.error_lines(log) == [
+        "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)",
+        "ERROR: sinf: 5.1 ulp error at 0x1p+0"]
+    assert len(run_cts.error_lines("error\n" * 3 + "".join(f"fail {i}\n" for i in range(9)),
+                                   limit=4)) == 4
+
+
+def test_classify_results_file_wins():
+    got = run_cts.classify({"a": "pass", "b": "fail"}, ["a", "b"], 1, "ERROR: b broke\n", 2.0)
+    assert got["a"]["status"] == "pass" and got["a"]["messages"] == []
+    assert got["b"] == {"status": "fail", "seconds": 2.0, "returncode": 1,
+                        "messages": ["ERROR: b broke"]}
+
+
+def test_classify_timeout_crash_and_silent_failure():
+    timed_out = run_cts.classify({}, ["slow"], None, "", 600.04)["slow"]
+    assert timed_out["status"] == "timeout"
+    assert timed_out["messages"] == ["timed out after 600 s"]
+    crashed = run_cts.classify({}, ["bad"], -11, "running bad\n", 1.0)["bad"]
+    assert crashed["status"] == "fail"
+    assert crashed["messages"][0] == "killed by signal 11"
+    # A results file saying "pass" from a process that exited non-zero is not a pass.
+    assert run_cts.classify({"x": "pass"}, ["x"], 1, "", 1.0)["x"]["status"] == "fail"
+    assert run_cts.classify({"x": "skip"}, ["x"], 0, "", 1.0)["x"]["status"] == "skip"
+
+
+def test_summary_and_table():
+    records = {
+        "a": {"status": "pass"}, "b": {"status": "fail"}, "c": {"status": "skip"},
+        "d": {"status": "timeout"}, "e": {"status": "pass"}}
+    summary = run_cts.summarize("select", records)
+    assert summary == {"suite": "select", "pass": 2, "fail": 1, "skip": 1, "timeout": 1,
+                       "failing": ["b", "d"]}
+    clean = run_cts.summarize("atomics", {"x": {"status": "pass"}})
+    table = run_cts.format_table([summary, clean]).splitlines()
+    assert table[0] == "| suite | pass | fail | skip | timeout | failing sub-tests |"
+    assert table[2] == "| select | 2 | 1 | 1 | 1 | b, d |"
+    assert table[3] == "| atomics | 1 | 0 | 0 | 0 | - |"
+
+
+def test_vendors_dir_from_library(tmp_path):
+    lib = tmp_path / "libfoo.so"
+    lib.write_bytes(b"")
+    vendors = run_cts.vendors_dir(lib, tmp_path / "v")
+    assert [p.read_text() for p in vendors.iterdir()] == [f"{lib}\n"]
+    assert run_cts.vendors_dir(vendors, tmp_path / "unused") == vendors
+
+
+def test_args_split_like_a_shell():
+    opts = run_cts.parse_args(["--cts", "c", "--icd", "i", "--out", "o", "--args=-w -d",
+                               "bruteforce:sin,cos"])
+    assert opts.extra == ["-w", "-d"] and opts.suites == ["bruteforce:sin,cos"]
