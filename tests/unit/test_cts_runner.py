@@ -46,7 +46,8 @@ def test_error_lines_skip_summaries_and_repeats():
     log = ("atomic_cmpxchg...\n"
            "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
            "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
-           "sin: 0 errors\nFAILED 1 of 2 tests.\n"
+           "sin: 0 errors\nFAILED 1 of 2 tests.\nFAILED 1 of 2 sub-tests.\nFAILED test.\n"
+           "atomic_cmpxchg FAILED\n"
            "ERROR: sinf: 5.1 ulp error at 0x1p+0\n")
     assert run_cts.error_lines(log) == [
         "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)",
