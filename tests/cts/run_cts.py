@@ -32,6 +32,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -42,6 +43,9 @@ _ERROR_LINE = re.compile(r"error|fail|mismatch|wrong|expected|abort|assert", re.
 _NOT_ERROR_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED)( \d+ of \d+)? (sub-)?tests?\.?$|"
                              r"^\S+ FAILED$|^Saving results to |\b0 (errors?|failures?)\b")
 _RESULT_ENTRY = re.compile(r'"([^"\n]+)"\s*:\s*"(pass|fail|skip)"')
+# Process groups of the sub-tests now running, killed when the runner itself is stopped.
+_running: set[int] = set()
+_stopping = threading.Event()
 
 
 def find_binary(cts_build: Path, suite: str) -> Path:
@@ -129,6 +133,8 @@ def classify(results: dict[str, str], names: list[str], returncode: int | None, 
 def run_process(binary: Path, names: list[str], extra: list[str], env: dict, limit: float,
                 stem: Path) -> dict[str, dict]:
     """Run the binary on `names` (all of them when empty); its log and results go to stem.*"""
+    if _stopping.is_set():
+        return {}
     results_file = stem.with_suffix(".results.json")
     results_file.unlink(missing_ok=True)
     env = dict(env, CL_CONFORMANCE_RESULTS_FILENAME=str(results_file))
@@ -137,7 +143,10 @@ def run_process(binary: Path, names: list[str], extra: list[str], env: dict, lim
         proc = subprocess.Popen([str(binary), *extra, *names], cwd=binary.parent, env=env,
                                 stdout=log_file, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
+        _running.add(proc.pid)
         try:
+            if _stopping.is_set():
+                raise subprocess.TimeoutExpired(binary.name, 0)
             returncode = proc.wait(timeout=limit)
         except subprocess.TimeoutExpired:
             returncode = None
@@ -147,6 +156,7 @@ def run_process(binary: Path, names: list[str], extra: list[str], env: dict, lim
             except ProcessLookupError:
                 pass
             proc.wait()
+            _running.discard(proc.pid)
         log_file.seek(0)
         log = log_file.read().decode(errors="replace")
     seconds = time.monotonic() - start
@@ -226,8 +236,21 @@ def parse_args(argv: list[str] | None = None):
     return p.parse_args(argv)
 
 
+def _stop(signum, _frame):
+    """On SIGINT or SIGTERM: start no more sub-tests and kill the running ones' groups."""
+    _stopping.set()
+    for pgid in list(_running):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     opts.out = opts.out.resolve()
     opts.out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
