@@ -43,7 +43,8 @@ def test_parse_listing_takes_only_tab_indented_names():
 
 
 def test_error_lines_skip_summaries_and_repeats():
-    log = ("atomic_cmpxchg...\n"
+    log = ("Platform Version: OpenCL 3.0 PoCL 3.1  Linux, None+Asserts, RELOC\n"
+           "atomic_cmpxchg...\n"
            "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
            "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
            "sin: 0 errors\nFAILED 1 of 2 tests.\nFAILED 1 of 2 sub-tests.\nFAILED test.\n"
