@@ -19,7 +19,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_fixes, spirv_printf, toolchain)
+                           spirv_bounds, spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -132,6 +132,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # changed are not reused.
         parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
                                     f"fixes{spirv_fixes.VERSION}", f"prelude{prelude.DIGEST}", *more]
+        if settings.get("check_bounds"):  # instrumented and plain binaries never mix
+            parts.append(f"bounds{spirv_bounds.VERSION}")
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs
@@ -236,9 +238,25 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         result.reflection = reflection
         result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
+        if settings.get("check_bounds"):
+            result.spirv, result.log = _check_bounds(result.spirv, result.reflection, caps, result.log)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"
         result.log += f"clspv's output could not be read: {e}\n"
+
+
+def _check_bounds(binary: bytes, reflection, caps: DeviceCaps, log: str) -> tuple[bytes, str]:
+    """VKCL_CHECK_BOUNDS: the module instrumented (spirv_bounds), each kernel told where its
+    table address goes; unchanged, with a line in the log, where the push constants are full."""
+    instrumented, offset = spirv_bounds.instrument(binary)
+    if offset is None:
+        return binary, log
+    if offset + 8 > caps.max_push_constant_size:
+        return binary, log + "warning: VKCL_CHECK_BOUNDS: no push-constant room for the bounds table; not checked\n"
+    for kernel in reflection.kernels.values():
+        kernel.bounds_table_offset = offset
+        kernel.push_constant_size = max(kernel.push_constant_size, offset + 8)
+    return instrumented, log
 
 
 _INCLUDE = re.compile(rb"#\s*include")
@@ -336,7 +354,8 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
                              f"but the device has {caps.address_bits}-bit addresses\n")
     spec_text = il_mod.spec_const_argument(spec) if spec else ""
     key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), f"fixes{spirv_fixes.VERSION}",
-                         bytes(il), spec_text)
+                         bytes(il), spec_text,
+                         *([f"bounds{spirv_bounds.VERSION}"] if settings.get("check_bounds") else []))
     hit = cache.load(key)
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)

@@ -27,6 +27,7 @@ from array import array
 
 from vkcl.compiler import spirv
 
+VERSION = 1  # part of the program cache key while the mode is on
 RECORDS, RECORD_SIZE, RECORDS_AT = 8, 32, 16
 SCRATCH_AT, SCRATCH_SIZE = RECORDS_AT + RECORDS * RECORD_SIZE, 256
 RANGES_AT = SCRATCH_AT + SCRATCH_SIZE
