@@ -248,14 +248,16 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
 def _check_bounds(binary: bytes, reflection, caps: DeviceCaps, log: str) -> tuple[bytes, str]:
     """VKCL_CHECK_BOUNDS: the module instrumented (spirv_bounds), each kernel told where its
     table address goes; unchanged, with a line in the log, where the push constants are full."""
-    instrumented, offset = spirv_bounds.instrument(binary)
-    if offset is None:
+    instrumented, offsets = spirv_bounds.instrument(binary)
+    if not offsets:
         return binary, log
-    if offset + 8 > caps.max_push_constant_size:
+    if max(offsets.values()) + 8 > caps.max_push_constant_size:
         return binary, log + "warning: VKCL_CHECK_BOUNDS: no push-constant room for the bounds table; not checked\n"
-    for kernel in reflection.kernels.values():
-        kernel.bounds_table_offset = offset
-        kernel.push_constant_size = max(kernel.push_constant_size, offset + 8)
+    for name, offset in offsets.items():
+        kernel = reflection.kernels.get(name)
+        if kernel is not None:
+            kernel.bounds_table_offset = offset
+            kernel.push_constant_size = max(kernel.push_constant_size, offset + 8)
     return instrumented, log
 
 

@@ -83,15 +83,19 @@ def _access_size(tid: int, types: dict, constants: dict, strides: dict, offsets:
     return max(1, spirv._type_size(tid, types, constants, strides, offsets))
 
 
-def instrument(data: bytes) -> tuple[bytes, int | None]:
-    """The module with its physical-storage-buffer accesses checked, and the push-constant byte
-    offset of the table address; (data, None) when there is nothing to check or no way to."""
+def instrument(data: bytes) -> tuple[bytes, dict[str, int]]:
+    """The module with its physical-storage-buffer accesses checked, and for each kernel (entry
+    point) whose accesses are, the push-constant byte offset of its table address; (data, {})
+    when there is nothing to check. clspv gives each kernel its own push-constant variable: an
+    access is checked where its function reaches one (kernels do; clspv inlines their callees)."""
     w = spirv.to_words(data)
     types: dict[int, tuple[int, tuple]] = {}
     by_shape: dict[tuple, int] = {}
     constants, strides, offsets, blocks, builtins = {}, {}, {}, set(), {}
     pointer_types: dict[int, int] = {}  # id -> its pointer type, for pointer values
-    pc_var = pc_block = None
+    pc_vars: dict[int, int] = {}  # push-constant variable -> its block type
+    function_pc: dict[int, int] = {}  # function -> the push-constant variable it reads
+    function = None
     accesses = []  # (pos, op, count, pointer operand index)
     first_type = first_function = None
     entry_points = []
@@ -115,20 +119,29 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
             constants[w[pos + 2]] = w[pos + 3]
         elif op == spirv.OP_VARIABLE and not in_function:
             if w[pos + 3] == spirv.SC_PUSH_CONSTANT:
-                pc_var, pc_block = w[pos + 2], types[w[pos + 1]][1][1]
+                pc_vars[w[pos + 2]] = types[w[pos + 1]][1][1]
         elif op == spirv.OP_FUNCTION:
             first_function = first_function or pos
+            function = w[pos + 2]
+        elif op in (spirv.OP_ACCESS_CHAIN, spirv.OP_IN_BOUNDS_ACCESS_CHAIN, spirv.OP_LOAD) and w[pos + 3] in pc_vars:
+            function_pc.setdefault(function, w[pos + 3])
         if in_function and op in _POINTER_MAKERS and n >= 3 and types.get(w[pos + 1], (0,))[0] == spirv.OP_TYPE_POINTER:
             pointer_types[w[pos + 2]] = w[pos + 1]
         if in_function:
             ptr_at = {spirv.OP_LOAD: 3, OP_STORE: 1, OP_ATOMIC_STORE: 1}.get(op, 3 if op in _ATOMICS else 0)
             if ptr_at and types.get(pointer_types.get(w[pos + ptr_at], 0), (0, (0,)))[1][0] == spirv.SC_PHYSICAL_STORAGE_BUFFER:
-                accesses.append((pos, op, n, ptr_at))
+                accesses.append((pos, op, n, ptr_at, function))
     ulong = by_shape.get((spirv.OP_TYPE_INT, (64, 0)))
-    if not accesses or pc_var is None or pc_block not in blocks or ulong is None or ulong > pc_block \
-            or first_type is None or first_function is None:
-        return data, None
-    table_offset = (spirv._type_size(pc_block, types, constants, strides, offsets) + 7) // 8 * 8
+    accesses = [a for a in accesses if a[4] in function_pc and pc_vars[function_pc[a[4]]] in blocks]
+    if not accesses or ulong is None or first_type is None or first_function is None:
+        return data, {}
+    used_vars = {function_pc[a[4]] for a in accesses}
+    if any(ulong > pc_vars[v] for v in used_vars):
+        return data, {}
+    # block -> (index of the new member, its byte offset)
+    new_member = {pc_vars[v]: (len(types[pc_vars[v]][1]),
+                               (spirv._type_size(pc_vars[v], types, constants, strides, offsets) + 7) // 8 * 8)
+                  for v in used_vars}
     b = _Builder(w, by_shape)
     uint, boolean = b.type(spirv.OP_TYPE_INT, 32, 0), b.type(OP_TYPE_BOOL)
     v3uint = b.type(spirv.OP_TYPE_VECTOR, uint, 3)
@@ -136,8 +149,8 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
     psb_ulong = b.type(spirv.OP_TYPE_POINTER, spirv.SC_PHYSICAL_STORAGE_BUFFER, ulong)
     pc_ulong = b.type(spirv.OP_TYPE_POINTER, spirv.SC_PUSH_CONSTANT, ulong)
     in_v3uint = b.type(spirv.OP_TYPE_POINTER, SC_INPUT, v3uint)
-    fn_type = b.type(OP_TYPE_FUNCTION, boolean, ulong, ulong, uint)
-    c = {v: b.constant(uint, v) for v in (0, 1, 2, 4, RECORDS, len(types[pc_block][1]))}
+    fn_type = b.type(OP_TYPE_FUNCTION, boolean, ulong, ulong, ulong, uint)
+    c = {v: b.constant(uint, v) for v in {0, 1, 2, 4, RECORDS, *(i for i, _ in new_member.values())}}
     cl = {v: b.constant(ulong, v, 0) for v in (4, 8, 12, 16, 20, 24, RECORDS_AT, RECORD_SIZE, SCRATCH_AT, RANGES_AT)}
     false = b.new()
     b.decls += _inst(OP_CONSTANT_FALSE, boolean, false)
@@ -147,13 +160,13 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
         gid = b.new()
         b.decls += _inst(spirv.OP_VARIABLE, in_v3uint, gid, SC_INPUT)
         annotations += _inst(spirv.OP_DECORATE, gid, DECORATION_BUILTIN, BUILTIN_GLOBAL_INVOCATION_ID)
-    annotations += _inst(spirv.OP_MEMBER_DECORATE, pc_block, len(types[pc_block][1]), spirv.DECORATION_OFFSET,
-                         table_offset)
+    for block, (index, offset) in new_member.items():
+        annotations += _inst(spirv.OP_MEMBER_DECORATE, block, index, spirv.DECORATION_OFFSET, offset)
     check = b.new()
 
-    def table_address(code: array) -> int:
+    def table_address(code: array, pc_var: int) -> int:
         chain, value = b.new(), b.new()
-        code += _inst(spirv.OP_ACCESS_CHAIN, pc_ulong, chain, pc_var, c[len(types[pc_block][1])])
+        code += _inst(spirv.OP_ACCESS_CHAIN, pc_ulong, chain, pc_var, c[new_member[pc_vars[pc_var]][0]])
         code += _inst(spirv.OP_LOAD, ulong, value, chain)
         return value
 
@@ -165,13 +178,12 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
 
     # the check function
     f = array("I")
-    a, size, access = b.new(), b.new(), b.new()
+    tb, a, size, access = b.new(), b.new(), b.new(), b.new()
     f += _inst(spirv.OP_FUNCTION, boolean, check, 0, fn_type)
-    for p, t in ((a, ulong), (size, ulong), (access, uint)):
+    for p, t in ((tb, ulong), (a, ulong), (size, ulong), (access, uint)):
         f += _inst(OP_FUNCTION_PARAMETER, t, p)
     entry, header, body, cont, merge, record, write, rdone, done = (b.new() for _ in range(9))
     f += _inst(OP_LABEL, entry)
-    tb = table_address(f)
     end, count = b.new(), b.new()
     f += _inst(OP_IADD, ulong, end, a, size)
     f += _inst(spirv.OP_LOAD, uint, count, at(f, tb, cl[4], psb_uint), 2, 4)
@@ -233,10 +245,10 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
     # the accesses, rewritten in place; nulls for the results of faulting loads
     nulls: dict[int, int] = {}
     starts = {}
-    for number, (pos, op, n, ptr_at) in enumerate(accesses):
+    for number, (pos, op, n, ptr_at, function) in enumerate(accesses):
         pointee = types[pointer_types[w[pos + ptr_at]]][1][1]
         size = b.constant(ulong, _access_size(pointee, types, constants, strides, offsets), 0)
-        starts[pos] = (op, n, ptr_at, size, b.constant(uint, number))
+        starts[pos] = (op, n, ptr_at, size, b.constant(uint, number), function_pc[function])
         if op not in (OP_STORE, OP_ATOMIC_STORE) and types.get(w[pos + 1], (0,))[0] in _SCALARS \
                 and w[pos + 1] not in nulls:
             nulls[w[pos + 1]] = b.new()
@@ -246,20 +258,20 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
         inst = array("I", w[pos:pos + n])
         if op == spirv.OP_ENTRY_POINT:
             name_end = pos + 3 + len(spirv.string_words(spirv.literal_string(w, pos + 3, pos + n)[0]))
-            missing = [v for v in (gid, pc_var) if v not in w[name_end:pos + n]]
+            missing = [gid] if gid not in w[name_end:pos + n] else []
             inst = array("I", [(n + len(missing)) << 16 | op]) + w[pos + 1:pos + n] + array("I", missing)
         if pos == first_type:
             out += annotations
         if pos == first_function:
             out += b.decls
         if pos in starts:
-            op, n, ptr_at, size, acc = starts[pos]
+            op, n, ptr_at, size, acc, pc_var = starts[pos]
             ptr = w[pos + ptr_at]
             ptr_type = pointer_types[ptr]
             addr, ok, safe, new_ptr, scratch = (b.new() for _ in range(5))
             out += _inst(OP_CONVERT_PTR_TO_U, ulong, addr, ptr)
-            out += _inst(OP_FUNCTION_CALL, boolean, ok, check, addr, size, acc)
-            tb = table_address(out)
+            tb = table_address(out, pc_var)
+            out += _inst(OP_FUNCTION_CALL, boolean, ok, check, tb, addr, size, acc)
             out += _inst(OP_IADD, ulong, scratch, tb, cl[SCRATCH_AT])
             out += _inst(OP_SELECT, ulong, safe, ok, addr, scratch)
             out += _inst(OP_CONVERT_U_TO_PTR, ptr_type, new_ptr, safe)
@@ -269,12 +281,17 @@ def instrument(data: bytes) -> tuple[bytes, int | None]:
                 inst[2] = raw
                 out += inst
                 inst = _inst(OP_SELECT, w[pos + 1], result, ok, raw, nulls[w[pos + 1]])
-        elif op == spirv.OP_TYPE_STRUCT and w[pos + 1] == pc_block:
+        elif op == spirv.OP_TYPE_STRUCT and w[pos + 1] in new_member:
             inst = array("I", [(n + 1) << 16 | op]) + w[pos + 1:pos + n] + array("I", [ulong])
         out += inst
     out += f
     out[3] = b.bound
-    return spirv.to_bytes(out), table_offset
+    offsets_by_kernel = {}
+    for pos in entry_points:
+        name = spirv.literal_string(w, pos + 3, pos + (w[pos] >> 16))[0]
+        if w[pos + 2] in function_pc and function_pc[w[pos + 2]] in used_vars:
+            offsets_by_kernel[name] = new_member[pc_vars[function_pc[w[pos + 2]]]][1]
+    return spirv.to_bytes(out), offsets_by_kernel
 
 
 def _counter(code: array, b: _Builder, tb: int, psb_uint: int) -> int:
