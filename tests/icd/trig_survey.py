@@ -23,7 +23,7 @@ PRAGMA = {"double": "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
           "half": "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"}
 
 
-def source(name: str, ctype: str, width: int = 1) -> str:
+def source(name: str, ctype: str, width: int = 1, ieee: bool = False) -> str:
     """A kernel applying the builtin to each element (width > 1: through vectors)."""
     t = ctype if width == 1 else f"{ctype}{width}"
     if width == 1:
@@ -39,18 +39,18 @@ def source(name: str, ctype: str, width: int = 1) -> str:
     else:
         call = f"{name}({load('x')})"
     body = store.format(call)
-    return (PRAGMA.get(ctype, "") +
+    return (PRAGMA.get(ctype, "") + ("#pragma OPENCL FP_CONTRACT OFF\n" if ieee else "") +
             f"kernel void k(global const {ctype} *x, global const {ctype} *y, global {ctype} *o)"
             f" {{ size_t i = get_global_id(0); {body} }}\n")
 
 
-def run(ctx, queue, name, ctype, x, y, width=1):
+def run(ctx, queue, name, ctype, x, y, width=1, ieee=False):
     dtype = TYPES[ctype]
     n = len(x)
     pad = (-n) % width
     xs = np.concatenate([x, np.zeros(pad, dtype)]).astype(dtype)
     ys = np.concatenate([y if y is not None else np.zeros(n, dtype), np.zeros(pad, dtype)]).astype(dtype)
-    prog = cl.Program(ctx, source(name, ctype, width)).build()
+    prog = cl.Program(ctx, source(name, ctype, width, ieee)).build()
     mf = cl.mem_flags
     bx = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs)
     by = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=ys)
@@ -68,6 +68,7 @@ def main() -> int:
     ap.add_argument("-t", default="float,double")
     ap.add_argument("-f", default=",".join(ref.LIMITS))
     ap.add_argument("--vector", type=int, default=1)
+    ap.add_argument("--ieee", action="store_true", help="#pragma OPENCL FP_CONTRACT OFF in the kernel")
     args = ap.parse_args()
     plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
     dev = plat.get_devices()[0]
@@ -82,7 +83,7 @@ def main() -> int:
             x, y = ref.inputs(name, dtype, rng, args.n)
             t0 = time.time()
             try:
-                got = run(ctx, queue, name, ctype, x, y, args.vector)
+                got = run(ctx, queue, name, ctype, x, y, args.vector, args.ieee)
             except Exception as e:  # a failed build is a result of the survey
                 print(f"{name:10} {ctype:7} {'build fails':>12}  {str(e).splitlines()[0][:80]}")
                 continue
