@@ -3,6 +3,6 @@ parts it names, and each part the helpers it needs once): see trig_circular.py, 
 trig_hyperbolic.py."""
 from __future__ import annotations
 
-from vkcl.compiler.prelude import trig_circular
+from vkcl.compiler.prelude import trig_circular, trig_hyperbolic, trig_inverse
 
-PARTS = (*trig_circular.PARTS,)
+PARTS = (*trig_circular.PARTS, *trig_inverse.PARTS, *trig_hyperbolic.PARTS)

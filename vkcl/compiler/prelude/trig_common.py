@@ -167,7 +167,7 @@ SQRT = EXACT + once("SQRT_float", f"""
 """) + once("SQRT_double", guarded("double", f"""
 {F} double2 __vkcl_trig_sqrt(double z) {{
   double s = (double)sqrt((float)z);
-  s = 0.5 * (s + z / s);
+  s = z > 0.0 ? 0.5 * (s + z / s) : 0.0;
   double2 p = __vkcl_trig_2mul(s, s);
   double c = z - p.x;
   c = (c - p.y) * 0.5 / s;
@@ -184,15 +184,17 @@ def _vector(name: str, t: str, w: str, params: list[tuple[str, str]], ret: str) 
     return f"{OVERLOAD} {ret}{w} __vkcl_{name}({decl}) {{ return ({ret}{w})({comps}); }}\n"
 
 
-def builtin(name: str, arity: int, body: str) -> str:
+def builtin(name: str, arity: int, body: str | dict[str, str]) -> str:
     """Overloads of builtin `name` for float, double and half, every width: the scalar float
-    and double bodies from the template `body` (parameters x, or y and x), vectors per
-    component, half through float (exact enough: float's result rounded to half)."""
+    and double bodies from the template `body` (parameters x, or y and x; or a template per
+    type), vectors per component, half through float (exact enough: float's result rounded to
+    half)."""
     params = ["x"] if arity == 1 else ["y", "x"]
     out = []
     for ty in TYPES:
         decl = ", ".join(f"{ty.name} {p}" for p in params)
-        text = f"static __attribute__((overloadable)) {ty.name} __vkcl_{name}({decl}) {{\n{ty.fill(body)}}}\n"
+        template = body if isinstance(body, str) else body[ty.name]
+        text = f"static __attribute__((overloadable)) {ty.name} __vkcl_{name}({decl}) {{\n{ty.fill(template)}}}\n"
         text += "".join(_vector(name, ty.name, w, [(ty.name, p) for p in params], ty.name) for w in WIDTHS[1:])
         out.append(guarded(ty.name, text))
     decl = ", ".join(f"half {p}" for p in params)
