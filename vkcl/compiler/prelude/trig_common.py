@@ -33,6 +33,7 @@ class Ty:
         self.subs = {
             "T": name, "T2": f"{name}2", "U": self.u, "I": self.i, "S": "" if double else "f",
             "US": self.us, "MANT": str(self.mant), "BIAS": str(self.bias),
+            "DIV_TINY": self.lit(2.0 ** ((-1022 + 2 * 53) if double else (-126 + 2 * 24))),
             "ABS": self.hexu((1 << (width - 1)) - 1), "SIGN": self.hexu(1 << (width - 1)),
             "INF": self.hexu(((1 << (width - self.bits)) - 1) << self.mant),
             "QNAN": self.hexu(((1 << (width - self.bits + 1)) - 1) << (self.mant - 1)),
@@ -144,13 +145,15 @@ EXACT = "".join(once(f"EXACT_{ty.name}", guarded(ty.name, _BITS[ty.name] + ty.fi
   return ($T2)(p, e + t);
 }}
 /* a / b within about half an ulp whatever the device's division: one correction from the
-   exact residual a - q b */
+   exact residual a - q b. The residual is exact only while the product's low parts are
+   normal numbers (|a| above DIV_TINY) and finite: elsewhere the quotient stays as it is. */
 {F} $T __vkcl_trig_div($T a, $T b) {{
   $T q = a / b;
   $T2 p = __vkcl_trig_2mul(q, b);
   $T r = a - p.x;
   r = r - p.y;
-  return q + r / b;
+  $T c = r / b;
+  return __vkcl_trig_abs(a) > $DIV_TINY && __vkcl_trig_finite(c) ? q + c : q;
 }}
 """))) for ty in TYPES)
 
