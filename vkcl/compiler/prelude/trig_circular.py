@@ -9,11 +9,10 @@ for a float x), then polynomials in f = x - n/2, |f| <= 1/4.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import OVERLOAD, WIDTHS, guarded
-from vkcl.compiler.prelude.trig_common import EXACT, TYPES, Part, builtin, once
+from vkcl.compiler.prelude.trig_common import EXACT, HELPER, TYPES, WIDTHS, Part, builtin, guarded, once
 from vkcl.compiler.prelude.trig_reduce import REDUCE
 
-F = OVERLOAD
+F = HELPER
 
 
 def _kernels(ty) -> str:
@@ -66,42 +65,33 @@ _TAN = """  if (!__vkcl_trig_finite(x)) return __vkcl_trig_nan(x);
 """
 
 
+_GENERIC = "#if __OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)\n"
+_HALF_SINCOS = guarded("half", f"""{HELPER} half2 __vkcl_trig_sincos(half x) {{
+  float2 p = __vkcl_trig_sincos((float)x);
+  return (half2)((half)p.x, (half)p.y);
+}}
+""")
+
+
 def _sincos() -> str:
     """sincos(x, &c): every address space the pointer may have (generic where the language
-    has it), vectors per component."""
-    spaces = ["__global", "__local", "__private"]
-    out = []
-    for ty in TYPES:
+    has it), vectors per component; half through float."""
+    out = [_HALF_SINCOS]
+    for scalar in ("float", "double", "half"):
         text = []
         for w in WIDTHS:
-            n = int(w or 1)
-            t = f"{ty.name}{w}"
+            n, t = int(w or 1), f"{scalar}{w}"
             if not w:
-                body = f"{ty.name}2 p = __vkcl_trig_sincos(x); *c = p.y; return p.x;"
+                body = f"{scalar}2 p = __vkcl_trig_sincos(x); *c = p.y; return p.x;"
             else:
-                comps = "".join(f" {ty.name}2 p{i} = __vkcl_trig_sincos(x.s{i:x});" for i in range(n))
+                comps = "".join(f" {scalar}2 p{i} = __vkcl_trig_sincos(x.s{i:x});" for i in range(n))
                 cos = ", ".join(f"p{i}.y" for i in range(n))
                 sin = ", ".join(f"p{i}.x" for i in range(n))
                 body = f"{comps} *c = ({t})({cos}); return ({t})({sin});"
-            for space in spaces + ["__generic"]:
-                line = f"{OVERLOAD} {t} __vkcl_sincos({t} x, {space} {t} *c) {{{body}}}\n"
-                if space == "__generic":
-                    line = ("#if __OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)\n"
-                            f"{line}#endif\n")
-                text.append(line)
-        out.append(guarded(ty.name, "".join(text)))
-    half = []
-    for w in WIDTHS:
-        t, ft = f"half{w}", f"float{w}"
-        for space in spaces + ["__generic"]:
-            line = (f"{OVERLOAD} {t} __vkcl_sincos({t} x, {space} {t} *c) "
-                    f"{{ {ft} k; {ft} s = __vkcl_sincos(convert_{ft}(x), &k); *c = convert_{t}(k); "
-                    f"return convert_{t}(s); }}\n")
-            if space == "__generic":
-                line = ("#if __OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)\n"
-                        f"{line}#endif\n")
-            half.append(line)
-    out.append(guarded("half", "".join(half)))
+            for space in ("__global", "__local", "__private", "__generic"):
+                line = f"{HELPER} {t} __vkcl_sincos({t} x, {space} {t} *c) {{{body}}}\n"
+                text.append(f"{_GENERIC}{line}#endif\n" if space == "__generic" else line)
+        out.append(guarded(scalar, "".join(text)))
     out.append("#define sincos(x, c) __vkcl_sincos(x, c)\n")
     return "".join(out)
 

@@ -12,8 +12,26 @@ from __future__ import annotations
 
 from string import Template
 
-from vkcl.compiler.prelude.common import OVERLOAD, WIDTHS, guarded
+from vkcl.compiler.prelude.common import GUARD, WIDTHS
 from vkcl.compiler.prelude.trig_tables import TABLES
+
+# How trig functions are declared: internal to the program (by attribute: OpenCL C 1.1 rejects
+# `static`), overloadable; helpers also inlined.
+INTERNAL = "__attribute__((overloadable, internal_linkage))"
+HELPER = "inline __attribute__((overloadable, always_inline, internal_linkage))"
+
+
+def guarded(scalar: str, body: str) -> str:
+    """`body` only where the device has `scalar`. half needs its extension enabled; double not
+    from OpenCL C 1.2 on, where clang warns that the pragma is ignored (which fails -Werror)."""
+    guard = GUARD.get(scalar)
+    if not guard or not body:
+        return body
+    if scalar == "half":
+        pragma = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+    else:
+        pragma = "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
+    return f"#if {guard}\n{pragma}{body}#endif\n"
 
 
 CONSTANTS = ("pio2", "pio4", "pi", "three_pio4", "inv_pi", "two_over_pi", "log2e", "ln2")
@@ -81,7 +99,7 @@ def per_type(key: str, template: str) -> str:
     return "".join(once(f"{key}_{ty.name}", guarded(ty.name, ty.fill(template))) for ty in TYPES)
 
 
-F = OVERLOAD  # helpers: internal, inlined
+F = HELPER
 # Bit tests and sign changes. On doubles they work on the high 32-bit word: LLVM turns a
 # 64-bit mask of the sign bit into fabs or copysign, which clspv then compiles wrongly.
 _BITS = {
@@ -184,7 +202,7 @@ def _vector(name: str, t: str, w: str, params: list[tuple[str, str]], ret: str) 
     n = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}[w]
     decl = ", ".join(f"{pt}{w} {pn}" for pt, pn in params)
     comps = ", ".join(f"__vkcl_{name}({', '.join(f'{pn}.s{i:x}' for _, pn in params)})" for i in range(n))
-    return f"{OVERLOAD} {ret}{w} __vkcl_{name}({decl}) {{ return ({ret}{w})({comps}); }}\n"
+    return f"{HELPER} {ret}{w} __vkcl_{name}({decl}) {{ return ({ret}{w})({comps}); }}\n"
 
 
 def builtin(name: str, arity: int, body: str | dict[str, str]) -> str:
@@ -197,12 +215,12 @@ def builtin(name: str, arity: int, body: str | dict[str, str]) -> str:
     for ty in TYPES:
         decl = ", ".join(f"{ty.name} {p}" for p in params)
         template = body if isinstance(body, str) else body[ty.name]
-        text = f"static __attribute__((overloadable)) {ty.name} __vkcl_{name}({decl}) {{\n{ty.fill(template)}}}\n"
+        text = f"{INTERNAL} {ty.name} __vkcl_{name}({decl}) {{\n{ty.fill(template)}}}\n"
         text += "".join(_vector(name, ty.name, w, [(ty.name, p) for p in params], ty.name) for w in WIDTHS[1:])
         out.append(guarded(ty.name, text))
     decl = ", ".join(f"half {p}" for p in params)
     call = ", ".join(f"(float){p}" for p in params)
-    half = f"{OVERLOAD} half __vkcl_{name}({decl}) {{ return (half)__vkcl_{name}({call}); }}\n"
+    half = f"{HELPER} half __vkcl_{name}({decl}) {{ return (half)__vkcl_{name}({call}); }}\n"
     half += "".join(_vector(name, "half", w, [("half", p) for p in params], "half") for w in WIDTHS[1:])
     out.append(guarded("half", half))
     args = ", ".join(params)

@@ -15,10 +15,9 @@ arguments.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import OVERLOAD, guarded
-from vkcl.compiler.prelude.trig_common import SQRT, TYPES, Part, builtin, once
+from vkcl.compiler.prelude.trig_common import HELPER, SQRT, TYPES, Part, builtin, guarded, once
 
-F = OVERLOAD
+F = HELPER
 
 _LOG_DECOMPOSE = {
     # u > 0 finite: k and m with u = 2**k m, m in [1, 2)

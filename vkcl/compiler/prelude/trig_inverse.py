@@ -12,10 +12,9 @@ radian forms add v to K pi/4 in two parts and the pi forms add v/pi to K/4 exact
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import OVERLOAD, guarded
-from vkcl.compiler.prelude.trig_common import SQRT, TYPES, Part, builtin, once
+from vkcl.compiler.prelude.trig_common import HELPER, SQRT, TYPES, Part, builtin, guarded, once
 
-F = OVERLOAD
+F = HELPER
 
 
 def _kernels(ty) -> str:

@@ -12,11 +12,10 @@ pair (r, rr) whose sum is accurate to far below an ulp of r.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import guarded
-from vkcl.compiler.prelude.trig_common import DOUBLE, EXACT, FLOAT, OVERLOAD, once
+from vkcl.compiler.prelude.trig_common import DOUBLE, EXACT, FLOAT, HELPER, INTERNAL, guarded, once
 from vkcl.compiler.prelude.trig_tables import TWO_OVER_PI
 
-_TABLE = once("2OPI", "__constant uint __vkcl_trig_2opi[%d] = {%s};\n" % (
+_TABLE = once("2OPI", "__attribute__((internal_linkage)) __constant uint __vkcl_trig_2opi[%d] = {%s};\n" % (
     len(TWO_OVER_PI), ", ".join(f"0x{w:08X}U" for w in TWO_OVER_PI)))
 
 
@@ -122,9 +121,9 @@ _BOUND = {"float": "0x1.8p12f", "double": "0x1.8p20"}
 
 def _reduce(ty) -> str:
     return guarded(ty.name, ty.fill(
-        f"static __attribute__((overloadable)) $T2 __vkcl_trig_rem_pio2_large($T a, int *q) {{\n"
+        f"{INTERNAL} $T2 __vkcl_trig_rem_pio2_large($T a, int *q) {{\n"
         f"{_payne_hanek(ty)}}}\n"
-        f"{OVERLOAD} $T2 __vkcl_trig_rem_pio2($T a, int *q) {{\n"
+        f"{HELPER} $T2 __vkcl_trig_rem_pio2($T a, int *q) {{\n"
         f"  if (a <= ${{PIO4_HI}}) {{ *q = 0; return ($T2)(a, 0); }}\n"
         f"  if (a >= {_BOUND[ty.name]}) return __vkcl_trig_rem_pio2_large(a, q);\n"
         f"{_CODY_WAITE[ty.name]}}}\n"))
