@@ -6,7 +6,8 @@ bits of 64) and none whose accuracy Vulkan leaves loose without correcting it: a
 square root is refined with an exact residual, so a driver's 2.5-ulp division or approximate
 sqrt costs nothing in the result. Exact products come from Dekker's splitting with the split
 made by integer masks (no fma: Vulkan's Fma may be unfused, and is on lavapipe). Everything
-assumes the IEEE operations clspv's NoContraction decorations ask for.
+assumes the IEEE operations clspv's NoContraction decorations ask for; a product whose
+exactness counts is its own statement, so that clang does not contract it into an Fma.
 """
 from __future__ import annotations
 
@@ -50,11 +51,8 @@ class Ty:
         width = 64 if double else 32
         self.subs = {
             "T": name, "T2": f"{name}2", "U": self.u, "I": self.i, "S": "" if double else "f",
-            "US": self.us, "MANT": str(self.mant), "BIAS": str(self.bias),
+            "MANT": str(self.mant), "BIAS": str(self.bias),
             "DIV_TINY": self.lit(2.0 ** ((-1022 + 2 * 53) if double else (-126 + 2 * 24))),
-            "ABS": self.hexu((1 << (width - 1)) - 1), "SIGN": self.hexu(1 << (width - 1)),
-            "INF": self.hexu(((1 << (width - self.bits)) - 1) << self.mant),
-            "QNAN": self.hexu(((1 << (width - self.bits + 1)) - 1) << (self.mant - 1)),
             # Dekker's split: round to half the significand (26 of 53 bits, 12 of 24), so both
             # halves have at most that many bits and their products are exact
             "SPLIT_ADD": self.hexu(1 << (self.mant - self.bits // 2)),
@@ -92,11 +90,6 @@ TYPES = (FLOAT, DOUBLE)
 def once(key: str, text: str) -> str:
     """`text` the first time a program's prelude has it (parts share helpers)."""
     return f"#ifndef VKCL_TRIG_{key}\n#define VKCL_TRIG_{key}\n{text}#endif\n"
-
-
-def per_type(key: str, template: str) -> str:
-    """A helper template for float and double (double under its extension guard), once."""
-    return "".join(once(f"{key}_{ty.name}", guarded(ty.name, ty.fill(template))) for ty in TYPES)
 
 
 F = HELPER
