@@ -284,6 +284,9 @@ def inputs(name: str, dtype, rng: np.random.Generator, n: int):
     m = min(len(ry), len(rx))
     uy, ux = rng.uniform(-4, 4, n).astype(dtype), rng.uniform(-4, 4, n).astype(dtype)
     close = ux * (1 + rng.uniform(-1e-3, 1e-3, n)).astype(dtype)
-    ys = np.concatenate([sy.ravel(), ry[:m], uy, uy]).astype(dtype)
-    xs = np.concatenate([sx.ravel(), rx[:m], ux, close]).astype(dtype)
+    # pairs near the top of the range (y + x overflows) and among the denormals
+    _, emin, emax = FORMAT[dtype]
+    top, low = 2.0 ** (emax - 2), 2.0 ** (emin - 4)
+    ys = np.concatenate([sy.ravel(), ry[:m], uy, uy, uy * top, uy * low]).astype(dtype)
+    xs = np.concatenate([sx.ravel(), rx[:m], ux, close, ux * top, ux * low]).astype(dtype)
     return ys, xs

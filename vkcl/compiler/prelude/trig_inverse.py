@@ -18,11 +18,12 @@ F = HELPER
 
 
 def _kernels(ty) -> str:
-    big, small = (ty.lit(2.0 ** 512), ty.lit(2.0 ** -512)) if ty.name == "double" else \
-        (ty.lit(2.0 ** 64), ty.lit(2.0 ** -64))
-    up, down = (ty.lit(2.0 ** 256), ty.lit(2.0 ** -256)) if ty.name == "double" else \
-        (ty.lit(2.0 ** 32), ty.lit(2.0 ** -32))
+    big = ty.lit(2.0 ** (1022 if ty.name == "double" else 126))
+    quarter = ("uint2 w = as_uint2(v); return as_double((uint2)(w.x, w.y - (2U << 20)));"
+               if ty.name == "double" else "return as_float(as_uint(v) - (2U << 23));")
     return ty.fill(f"""
+/* v / 4, exactly, for v at least 4 times the smallest normal */
+{F} $T __vkcl_trig_quarter($T v) {{ {quarter} }}
 /* atan(u), |u| <= 1/2 */
 {F} $T __vkcl_trig_atan_k($T u) {{
   $T z = u * u;
@@ -50,20 +51,21 @@ def _kernels(ty) -> str:
   $T2 s = __vkcl_trig_fast2sum(($T)K * 0.25$S, w.x);
   return K == 0 ? w.x + lo : s.x + (s.y + lo);
 }}
-/* atan(y / x) = K pi/4 + v for y, x >= 0 finite, not both 0 */
+/* atan(y / x) = K pi/4 + v for y, x >= 0 finite, not both 0. Where y + x is formed, the two
+   are within a factor 2, so both are quartered (an exponent change) when the sum could
+   overflow: no multiplication a compiler could move past the sum. */
 {F} $T __vkcl_trig_atan2_k($T y, $T x, int *K) {{
-  $T m = y > x ? y : x;
-  $T scale = m > {big} ? {down} : m < {small} ? {up} : 1.0$S;
-  y = y * scale;
-  x = x * scale;
-  if (y <= x) {{
-    if (y + y <= x) {{ *K = 0; return __vkcl_trig_atan_k(__vkcl_trig_div(y, x)); }}
+  int swap = y > x;
+  $T lo = swap ? x : y, hi = swap ? y : x, v;
+  if (lo <= 0.5$S * hi) {{
+    v = __vkcl_trig_atan_k(__vkcl_trig_div(lo, hi));
+    *K = swap ? 2 : 0;
+  }} else {{
+    if (hi > {big}) {{ lo = __vkcl_trig_quarter(lo); hi = __vkcl_trig_quarter(hi); }}
+    v = __vkcl_trig_atan_k(__vkcl_trig_div(lo - hi, lo + hi));
     *K = 1;
-    return __vkcl_trig_atan_k(__vkcl_trig_div(y - x, y + x));
   }}
-  if (x + x <= y) {{ *K = 2; return -__vkcl_trig_atan_k(__vkcl_trig_div(x, y)); }}
-  *K = 1;
-  return -__vkcl_trig_atan_k(__vkcl_trig_div(x - y, x + y));
+  return swap ? -v : v;
 }}
 /* asin(a) = K pi/4 + v, 0 <= a <= 1 */
 {F} $T __vkcl_trig_asin_parts($T a, int *K) {{
