@@ -9,7 +9,7 @@ for a float x), then polynomials in f = x - n/2, |f| <= 1/4.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.trig_common import EXACT, HELPER, TYPES, WIDTHS, Part, builtin, guarded, once
+from vkcl.compiler.prelude.trig_common import HELPER, TYPES, WIDTHS, Part, builtin, guarded
 from vkcl.compiler.prelude.trig_reduce import REDUCE
 
 F = HELPER
@@ -41,7 +41,7 @@ def _kernels(ty) -> str:
 """)
 
 
-KERNELS = REDUCE + "".join(once(f"KERNELS_{ty.name}", guarded(ty.name, _kernels(ty))) for ty in TYPES)
+KERNELS = REDUCE + "".join(guarded(ty.name, _kernels(ty)) for ty in TYPES)
 
 _SIN = """  if (!__vkcl_trig_finite(x)) return __vkcl_trig_nan(x);
   int q;
@@ -75,21 +75,26 @@ _HALF_SINCOS = guarded("half", f"""{HELPER} half2 __vkcl_trig_sincos(half x) {{
 
 def _sincos() -> str:
     """sincos(x, &c): every address space the pointer may have (generic where the language
-    has it), vectors per component; half through float."""
+    has it); the private overloads compute (vectors by halves, half through float), the others
+    go through them."""
     out = [_HALF_SINCOS]
     for scalar in ("float", "double", "half"):
         text = []
         for w in WIDTHS:
-            n, t = int(w or 1), f"{scalar}{w}"
+            t = f"{scalar}{w}"
             if not w:
                 body = f"{scalar}2 p = __vkcl_trig_sincos(x); *c = p.y; return p.x;"
+            elif w == "3":
+                body = (f"{scalar} c0, c1, c2; {t} s = ({t})(__vkcl_sincos(x.s0, &c0), "
+                        f"__vkcl_sincos(x.s1, &c1), __vkcl_sincos(x.s2, &c2)); *c = ({t})(c0, c1, c2); return s;")
             else:
-                comps = "".join(f" {scalar}2 p{i} = __vkcl_trig_sincos(x.s{i:x});" for i in range(n))
-                cos = ", ".join(f"p{i}.y" for i in range(n))
-                sin = ", ".join(f"p{i}.x" for i in range(n))
-                body = f"{comps} *c = ({t})({cos}); return ({t})({sin});"
-            for space in ("__global", "__local", "__private", "__generic"):
-                line = f"{HELPER} {t} __vkcl_sincos({t} x, {space} {t} *c) {{{body}}}\n"
+                h = f"{scalar}{int(w) // 2 if w != '2' else ''}"
+                body = (f"{h} c0, c1; {t} s = ({t})(__vkcl_sincos(x.lo, &c0), __vkcl_sincos(x.hi, &c1)); "
+                        f"*c = ({t})(c0, c1); return s;")
+            text.append(f"{HELPER} {t} __vkcl_sincos({t} x, __private {t} *c) {{ {body} }}\n")
+            for space in ("__global", "__local", "__generic"):
+                line = (f"{HELPER} {t} __vkcl_sincos({t} x, {space} {t} *c) "
+                        f"{{ {t} k; {t} s = __vkcl_sincos(x, &k); *c = k; return s; }}\n")
                 text.append(f"{_GENERIC}{line}#endif\n" if space == "__generic" else line)
         out.append(guarded(scalar, "".join(text)))
     out.append("#define sincos(x, c) __vkcl_sincos(x, c)\n")
@@ -120,7 +125,7 @@ def _pi_kernels(ty) -> str:
 """)
 
 
-PI_KERNELS = EXACT + "".join(once(f"PI_KERNELS_{ty.name}", guarded(ty.name, _pi_kernels(ty))) for ty in TYPES)
+PI_KERNELS = "".join(guarded(ty.name, _pi_kernels(ty)) for ty in TYPES)
 
 _SINPI = """  if (!__vkcl_trig_finite(x)) return __vkcl_trig_nan(x);
   $I n;
@@ -151,12 +156,16 @@ _TANPI = """  if (!__vkcl_trig_finite(x)) return __vkcl_trig_nan(x);
   return __vkcl_trig_xorsign(v, __vkcl_trig_signbit(x));
 """
 
+NAMES = ("sin", "cos", "tan", "sincos", "sinpi", "cospi", "tanpi")
+# helpers first (a part for the names that need them), then one part per builtin
 PARTS = (
-    Part(("sin",), KERNELS + builtin("sin", 1, _SIN)),
-    Part(("cos",), KERNELS + builtin("cos", 1, _COS)),
-    Part(("tan",), KERNELS + builtin("tan", 1, _TAN)),
-    Part(("sincos",), KERNELS + _sincos()),
-    Part(("sinpi",), PI_KERNELS + builtin("sinpi", 1, _SINPI)),
-    Part(("cospi",), PI_KERNELS + builtin("cospi", 1, _COSPI)),
-    Part(("tanpi",), PI_KERNELS + builtin("tanpi", 1, _TANPI)),
+    Part(NAMES[:4], KERNELS),
+    Part(NAMES[4:], PI_KERNELS),
+    Part(("sin",), builtin("sin", 1, _SIN)),
+    Part(("cos",), builtin("cos", 1, _COS)),
+    Part(("tan",), builtin("tan", 1, _TAN)),
+    Part(("sincos",), _sincos()),
+    Part(("sinpi",), builtin("sinpi", 1, _SINPI)),
+    Part(("cospi",), builtin("cospi", 1, _COSPI)),
+    Part(("tanpi",), builtin("tanpi", 1, _TANPI)),
 )

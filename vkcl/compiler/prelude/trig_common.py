@@ -87,11 +87,6 @@ FLOAT, DOUBLE = Ty("float"), Ty("double")
 TYPES = (FLOAT, DOUBLE)
 
 
-def once(key: str, text: str) -> str:
-    """`text` the first time a program's prelude has it (parts share helpers)."""
-    return f"#ifndef VKCL_TRIG_{key}\n#define VKCL_TRIG_{key}\n{text}#endif\n"
-
-
 F = HELPER
 # Bit tests and sign changes. On doubles they work on the high 32-bit word: LLVM turns a
 # 64-bit mask of the sign bit into fabs or copysign, which clspv then compiles wrongly.
@@ -124,7 +119,7 @@ _BITS = {
 # Exact sums and products. Each product that feeds a sum is its own statement: clang contracts
 # `a * b + c` within an expression into an Fma, which no NoContraction protects, and lavapipe
 # then merged Fma chains with constant operands (a - k*c1 - k*c2 became a - k*(c1 + c2)).
-EXACT = "".join(once(f"EXACT_{ty.name}", guarded(ty.name, _BITS[ty.name] + ty.fill(f"""
+EXACT = "".join(guarded(ty.name, _BITS[ty.name] + ty.fill(f"""
 /* a + b as (sum, error): Knuth's two-sum */
 {F} $T2 __vkcl_trig_2sum($T a, $T b) {{
   $T s = a + b;
@@ -166,11 +161,11 @@ EXACT = "".join(once(f"EXACT_{ty.name}", guarded(ty.name, _BITS[ty.name] + ty.fi
   $T c = r / b;
   return __vkcl_trig_abs(a) > $DIV_TINY && __vkcl_trig_finite(c) ? q + c : q;
 }}
-"""))) for ty in TYPES)
+""")) for ty in TYPES)
 
 # sqrt(z) as (root, correction), 0 <= z finite, z a normal float when T is double: a seed
 # (clspv's float sqrt, then a Newton step for double), corrected by the exact residual.
-SQRT = EXACT + once("SQRT_float", f"""
+SQRT = f"""
 {F} float2 __vkcl_trig_sqrt(float z) {{
   float s = sqrt(z);
   float2 p = __vkcl_trig_2mul(s, s);
@@ -178,7 +173,7 @@ SQRT = EXACT + once("SQRT_float", f"""
   c = (c - p.y) * 0.5f / s;
   return (float2)(s, z > 0.0f ? c : 0.0f);
 }}
-""") + once("SQRT_double", guarded("double", f"""
+""" + guarded("double", f"""
 {F} double2 __vkcl_trig_sqrt(double z) {{
   double s = (double)sqrt((float)z);
   s = z > 0.0 ? 0.5 * (s + z / s) : 0.0;
@@ -187,14 +182,14 @@ SQRT = EXACT + once("SQRT_float", f"""
   c = (c - p.y) * 0.5 / s;
   return (double2)(s, z > 0.0 ? c : 0.0);
 }}
-"""))
+""")
 
 
 def _vector(name: str, t: str, w: str, params: list[tuple[str, str]], ret: str) -> str:
-    """The vector overload of a scalar function, one component at a time."""
-    n = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}[w]
+    """The vector overload of a scalar function: per component (width 3), else by halves."""
     decl = ", ".join(f"{pt}{w} {pn}" for pt, pn in params)
-    comps = ", ".join(f"__vkcl_{name}({', '.join(f'{pn}.s{i:x}' for _, pn in params)})" for i in range(n))
+    pieces = ("s0", "s1", "s2") if w == "3" else ("lo", "hi")
+    comps = ", ".join(f"__vkcl_{name}({', '.join(f'{pn}.{c}' for _, pn in params)})" for c in pieces)
     return f"{HELPER} {ret}{w} __vkcl_{name}({decl}) {{ return ({ret}{w})({comps}); }}\n"
 
 

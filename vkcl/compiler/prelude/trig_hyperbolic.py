@@ -15,7 +15,7 @@ arguments.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.trig_common import HELPER, SQRT, TYPES, Part, builtin, guarded, once
+from vkcl.compiler.prelude.trig_common import HELPER, TYPES, Part, builtin, guarded
 
 F = HELPER
 
@@ -96,7 +96,7 @@ def _log_bounds(ty) -> dict[str, str]:
     return {"SQRT2": ty.lit(r2), "SQRT2M1": ty.lit(0.41), "SQRT1_2M1": ty.lit(-0.29)}
 
 
-KERNELS = SQRT + "".join(once(f"HYPERBOLIC_{ty.name}", guarded(ty.name, _kernels(ty))) for ty in TYPES)
+KERNELS = "".join(guarded(ty.name, _kernels(ty)) for ty in TYPES)
 
 # The largest |x| whose sinh/cosh is finite is about 89.4 (float) and 710.5 (double): beyond a
 # bound a little above, infinity (exp_k is given at most that); BIG: where asinh, acosh become
@@ -193,11 +193,13 @@ def _body(template: str, poly: str | None = None) -> dict[str, str]:
     return out
 
 
+NAMES = ("sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
 PARTS = (
-    Part(("sinh",), KERNELS + builtin("sinh", 1, _body(_sinh_cosh(False), "sinh"))),
-    Part(("cosh",), KERNELS + builtin("cosh", 1, _body(_sinh_cosh(True)))),
-    Part(("tanh",), KERNELS + builtin("tanh", 1, _body(_TANH, "tanh"))),
-    Part(("asinh",), KERNELS + builtin("asinh", 1, _body(_ASINH))),
-    Part(("acosh",), KERNELS + builtin("acosh", 1, _body(_ACOSH))),
-    Part(("atanh",), KERNELS + builtin("atanh", 1, _body(_ATANH))),
+    Part(NAMES, KERNELS),
+    Part(("sinh",), builtin("sinh", 1, _body(_sinh_cosh(False), "sinh"))),
+    Part(("cosh",), builtin("cosh", 1, _body(_sinh_cosh(True)))),
+    Part(("tanh",), builtin("tanh", 1, _body(_TANH, "tanh"))),
+    Part(("asinh",), builtin("asinh", 1, _body(_ASINH))),
+    Part(("acosh",), builtin("acosh", 1, _body(_ACOSH))),
+    Part(("atanh",), builtin("atanh", 1, _body(_ATANH))),
 )

@@ -12,7 +12,7 @@ radian forms add v to K pi/4 in two parts and the pi forms add v/pi to K/4 exact
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.trig_common import HELPER, SQRT, TYPES, Part, builtin, guarded, once
+from vkcl.compiler.prelude.trig_common import HELPER, TYPES, Part, builtin, guarded
 
 F = HELPER
 
@@ -98,7 +98,7 @@ def _kernels(ty) -> str:
 """)
 
 
-KERNELS = SQRT + "".join(once(f"INVERSE_{ty.name}", guarded(ty.name, _kernels(ty))) for ty in TYPES)
+KERNELS = "".join(guarded(ty.name, _kernels(ty)) for ty in TYPES)
 
 
 def _asin(form: str) -> str:
@@ -135,13 +135,15 @@ def _atan2(form: str) -> str:
 """
 
 
+NAMES = ("asin", "asinpi", "acos", "acospi", "atan", "atanpi", "atan2", "atan2pi")
 PARTS = (
-    Part(("asin",), KERNELS + builtin("asin", 1, _asin("rad"))),
-    Part(("asinpi",), KERNELS + builtin("asinpi", 1, _asin("turn"))),
-    Part(("acos",), KERNELS + builtin("acos", 1, _acos("rad"))),
-    Part(("acospi",), KERNELS + builtin("acospi", 1, _acos("turn"))),
-    Part(("atan",), KERNELS + builtin("atan", 1, _atan("rad"))),
-    Part(("atanpi",), KERNELS + builtin("atanpi", 1, _atan("turn"))),
-    Part(("atan2",), KERNELS + builtin("atan2", 2, _atan2("rad"))),
-    Part(("atan2pi",), KERNELS + builtin("atan2pi", 2, _atan2("turn"))),
+    Part(NAMES, KERNELS),
+    Part(("asin",), builtin("asin", 1, _asin("rad"))),
+    Part(("asinpi",), builtin("asinpi", 1, _asin("turn"))),
+    Part(("acos",), builtin("acos", 1, _acos("rad"))),
+    Part(("acospi",), builtin("acospi", 1, _acos("turn"))),
+    Part(("atan",), builtin("atan", 1, _atan("rad"))),
+    Part(("atanpi",), builtin("atanpi", 1, _atan("turn"))),
+    Part(("atan2",), builtin("atan2", 2, _atan2("rad"))),
+    Part(("atan2pi",), builtin("atan2pi", 2, _atan2("turn"))),
 )

@@ -12,11 +12,11 @@ pair (r, rr) whose sum is accurate to far below an ulp of r.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.trig_common import DOUBLE, EXACT, FLOAT, HELPER, INTERNAL, guarded, once
+from vkcl.compiler.prelude.trig_common import DOUBLE, FLOAT, HELPER, INTERNAL, guarded
 from vkcl.compiler.prelude.trig_tables import TWO_OVER_PI
 
-_TABLE = once("2OPI", "__attribute__((internal_linkage)) __constant uint __vkcl_trig_2opi[%d] = {%s};\n" % (
-    len(TWO_OVER_PI), ", ".join(f"0x{w:08X}U" for w in TWO_OVER_PI)))
+_TABLE = "__attribute__((internal_linkage)) __constant uint __vkcl_trig_2opi[%d] = {%s};\n" % (
+    len(TWO_OVER_PI), ", ".join(f"0x{w:08X}U" for w in TWO_OVER_PI))
 
 
 def _payne_hanek(ty) -> str:
@@ -129,4 +129,4 @@ def _reduce(ty) -> str:
         f"{_CODY_WAITE[ty.name]}}}\n"))
 
 
-REDUCE = EXACT + _TABLE + once("REDUCE", _reduce(FLOAT) + _reduce(DOUBLE))
+REDUCE = _TABLE + _reduce(FLOAT) + _reduce(DOUBLE)
