@@ -86,6 +86,10 @@ def _kernels(ty) -> str:
 /* atan2(y, x) = K pi/4 + v for all inputs but NaNs, y's sign left out */
 {F} $T __vkcl_trig_atan2_parts($T y, $T x, int *K) {{
   $T ay = __vkcl_trig_abs(y), ax = __vkcl_trig_abs(x);
+  /* Both tiny: scaled up together (exactly; the ratio is kept), so that no step below meets a
+     denormal, which a driver may flush in one step and not another (seen on the H200:
+     atan2(FLT_MIN, 8.8e-39) was neither the exact nor the flushed angle). */
+  if (ay < 0x1p-60$S && ax < 0x1p-60$S) {{ ay *= 0x1p64$S; ax *= 0x1p64$S; }}
   int xneg = __vkcl_trig_signbit(x) != 0, yinf = !__vkcl_trig_finite(y), xinf = !__vkcl_trig_finite(x);
   $T v = 0.0$S;
   if (ay == 0.0$S || (xinf && !yinf)) *K = 0;
