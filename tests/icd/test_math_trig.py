@@ -9,21 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from test_kernels_pyopencl import HEADER as PYOPENCL_HEADER
+
 pytest.importorskip("pyopencl")
 pytest.importorskip("mpmath")
 
 HERE = Path(__file__).resolve().parent
 
-HEADER = f"""
+HEADER = PYOPENCL_HEADER + f"""
 import sys
-import numpy as np, pyopencl as cl
 sys.path.insert(0, {str(HERE)!r})
 import trig_reference as ref, trig_survey as survey
-plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-dev = plat.get_devices()[0]
-ctx = cl.Context([dev])
-q = cl.CommandQueue(ctx)
-mf = cl.mem_flags
 flush = not (dev.single_fp_config & cl.device_fp_config.DENORM)
 """
 
