@@ -340,9 +340,11 @@ def emit_glue(entries: list[dict], banner: str) -> str:
             guard = f"VKCL_ENSURE_STARTED({fail})"
         fast = FAST_PATHS.get(e["name"])
         fast_lines = [f"    {e['ret']} fast_ret;", f"    if ({fast}(&fast_ret, {args})) return fast_ret;"] if fast else []
+        call = f"vkcl_py_{e['name']}({args})"
+        body = ([f"    {call};", "    VKCL_PYERR_RESTORE;"] if e["ret"] == "void" else
+                [f"    {e['ret']} ret = {call};", "    VKCL_PYERR_RESTORE;", "    return ret;"])
         out += [f"static {e['ret']} CL_API_CALL vkcl_{e['name']}({params}) {{",
-                f"    {guard};", *fast_lines,
-                f"    {ret}vkcl_py_{e['name']}({args});",
+                f"    {guard};", *fast_lines, "    VKCL_PYERR_SAVE;", *body,
                 "}",
                 f"VKCL_EXPORT {e['ret']} CL_API_CALL {e['name']}({params}) {{",
                 f"    {ret}vkcl_{e['name']}({args});",

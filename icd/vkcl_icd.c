@@ -165,6 +165,22 @@ static int vkcl_start(void)
     return vkcl_ready;
 }
 
+/* A Python host may call an entry point with an exception set on its thread: pyopencl releases
+ * events from destructors while a TypeError unwinds. Python code run then fails at its first
+ * attribute lookup (vkcl answered CL_OUT_OF_HOST_MEMORY, the host saw "error return without
+ * exception set"), so the exception is put aside for the call and set again after it. Only a
+ * thread holding the GIL can have one; a C host's threads pay two cheap checks. */
+#define VKCL_PYERR_SAVE                                              \
+    PyObject *vkcl_err_type = NULL, *vkcl_err_value = NULL, *vkcl_err_tb = NULL; \
+    int vkcl_err_held = PyGILState_Check() && PyErr_Occurred() != NULL; \
+    if (vkcl_err_held)                                               \
+        PyErr_Fetch(&vkcl_err_type, &vkcl_err_value, &vkcl_err_tb)
+#define VKCL_PYERR_RESTORE                                           \
+    do {                                                            \
+        if (vkcl_err_held)                                          \
+            PyErr_Restore(vkcl_err_type, vkcl_err_value, vkcl_err_tb); \
+    } while (0)
+
 #define VKCL_ENSURE_STARTED(fail)                                   \
     do {                                                            \
         if (__builtin_expect(!vkcl_ready || vkcl_forked, 0) && !vkcl_start()) \

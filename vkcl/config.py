@@ -63,6 +63,8 @@ SETTINGS = [
     Setting("kernel_timeout", float, 0.0, "seconds a wait for the GPU may last before the device is taken as "
             "hung: the commands fail with CL_OUT_OF_RESOURCES and a new context gets a new device (0: no limit; "
             "set, waits go through Python, not the C fast path)"),
+    Setting("check_bounds", _bool, False, "check every global-memory access of kernels against their buffers: a "
+            "faulting access is skipped and fails its command with CL_OUT_OF_RESOURCES (part of the program cache key)"),
     Setting("inject_device_lost", int, 0, "tests only: the N-th queue submission loses its device (every later "
             "submission and wait fails with VK_ERROR_DEVICE_LOST; vulkan/faults.py)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "

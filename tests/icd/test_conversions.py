@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from test_kernels_pyopencl import HEADER as PYOPENCL_HEADER
 from vkcl.compiler.prelude.conversions import OWN
 
 pytest.importorskip("pyopencl")
@@ -18,14 +19,9 @@ HERE = Path(__file__).resolve().parent
 ENV = {"PYOPENCL_COMPILER_OUTPUT": "0", "PYOPENCL_NO_CACHE": "1"}
 TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "double")
 MODES = ("", "_rte", "_rtz", "_rtp", "_rtn")
-HEADER = f"""
+HEADER = PYOPENCL_HEADER + f"""
 import sys
 sys.path.insert(0, {str(HERE)!r})
-import numpy as np, pyopencl as cl
-plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
-dev = plat.get_devices()[0]
-ctx = cl.Context([dev])
-q = cl.CommandQueue(ctx)
 flush = not (dev.single_fp_config & cl.device_fp_config.DENORM)
 if "cl_khr_fp64" not in dev.extensions or "cl_khr_fp16" not in dev.extensions:
     print("OK (no fp64 or fp16)"); raise SystemExit

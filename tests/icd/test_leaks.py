@@ -1,5 +1,5 @@
 """Create/release cycles leave resident memory and live Vulkan objects where they were: at most
-0.5 kB per queue cycle and 2 kB per context-with-a-run cycle over 1,000 cycles (after a warm-up,
+0.5 kB per queue cycle and 2 kB per context-with-a-run cycle over 1,000 cycles (after 1,000 cycles of warm-up,
 so that caches of pyopencl's and the allocator's first blocks are filled), and every Vulkan object
 a cycle made is destroyed (vkcl/vulkan/lifetime.py counts them)."""
 import pytest
@@ -27,7 +27,7 @@ def context_cycle():
     p = cl.Program(c, src).build(); b = cl.Buffer(c, mf.READ_WRITE, 4096)
     p.k(qq, (1024,), None, b); qq.finish()
 
-def measure(cycle, n, warmup=200):
+def measure(cycle, n, warmup=1000):
     for _ in range(warmup):
         cycle()
     gc.collect()

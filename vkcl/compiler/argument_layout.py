@@ -87,6 +87,8 @@ def _places(module: ModuleBlocks, program: ProgramReflection, kernel: KernelRefl
         if blocks:  # none: the kernel reads none of its arguments, which may go anywhere
             builtins = {name: (loc.offset, loc.size) for name, loc in program.push_constants.items()}
             appended = {dst for k in program.kernels.values() for dst, _, _ in k.push_constant_conversions}
+            # and the bounds table's address (VKCL_CHECK_BOUNDS, spirv_bounds)
+            appended |= {k.bounds_table_offset for k in program.kernels.values() if k.bounds_table_offset is not None}
             unplaced = [a for a in kernel.args if a.kind == "unused" and a.ordinal < in_push_constants[0].ordinal
                         and a.address_qualifier != cl.CL_KERNEL_ARG_ADDRESS_LOCAL]
             places.update(_place(module, blocks[0], in_push_constants, reads, builtins, appended, unplaced))

@@ -19,7 +19,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_fixes, spirv_printf, toolchain)
+                           spirv_bounds, spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -122,8 +122,10 @@ def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
 
 
 def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
-             binary_type: str, headers: dict | None = None, cacheable: bool = True) -> CompileResult:
+             binary_type: str, headers: dict | None = None, cacheable: bool = True,
+             check_bounds: bool | None = None) -> CompileResult:
     start = time.perf_counter()
+    bounds = settings.get("check_bounds") if check_bounds is None else check_bounds
     version = _safe_version()
     more = shlex.split(settings.get("clspv_options") or "")
     key = None
@@ -132,6 +134,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # changed are not reused.
         parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
                                     f"fixes{spirv_fixes.VERSION}", f"prelude{prelude.DIGEST}", *more]
+        if bounds:  # instrumented and plain binaries never mix
+            parts.append(f"bounds{spirv_bounds.VERSION}")
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs
@@ -164,7 +168,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        _attach_output(result, out.binary, opts, caps)
+        _attach_output(result, out.binary, opts, caps, bounds)
         if renamed and result.reflection is not None:
             byvalue_args.restore_names(result.reflection, renamed)
     result.seconds = time.perf_counter() - start
@@ -212,7 +216,8 @@ def _safe_version() -> str:
 _RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
-def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps) -> None:
+def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps,
+                   check_bounds: bool = False) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -236,9 +241,27 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         result.reflection = reflection
         result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
+        if check_bounds:
+            result.spirv, result.log = _check_bounds(result.spirv, result.reflection, caps, result.log)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"
         result.log += f"clspv's output could not be read: {e}\n"
+
+
+def _check_bounds(binary: bytes, reflection, caps: DeviceCaps, log: str) -> tuple[bytes, str]:
+    """VKCL_CHECK_BOUNDS: the module instrumented (spirv_bounds), each kernel told where its
+    table address goes; unchanged, with a line in the log, where the push constants are full."""
+    instrumented, offsets = spirv_bounds.instrument(binary)
+    if not offsets:
+        return binary, log
+    if max(offsets.values()) + 8 > caps.max_push_constant_size:
+        return binary, log + "warning: VKCL_CHECK_BOUNDS: no push-constant room for the bounds table; not checked\n"
+    for name, offset in offsets.items():
+        kernel = reflection.kernels.get(name)
+        if kernel is not None:
+            kernel.bounds_table_offset = offset
+            kernel.push_constant_size = max(kernel.push_constant_size, offset + 8)
+    return instrumented, log
 
 
 _INCLUDE = re.compile(rb"#\s*include")
@@ -261,13 +284,14 @@ def _source_bytes(source: str | bytes | list) -> list[bytes]:
 
 
 def compile_source(source: str | bytes | list, options: BuildOptions | str | None, caps: DeviceCaps,
-                   headers: dict[str, str] | None = None) -> CompileResult:
+                   headers: dict[str, str] | None = None, check_bounds: bool | None = None) -> CompileResult:
     """clBuildProgram of OpenCL C source (a list of strings is joined into one program):
-    SPIR-V and its reflection."""
+    SPIR-V and its reflection. `check_bounds`: instrument it (spirv_bounds); None: as
+    VKCL_CHECK_BOUNDS says."""
     opts = _options(options, "build")
     sources = _source_bytes(source)
     return _compile(sources, opts, caps, input_kind="cl", binary_type="executable", headers=headers,
-                    cacheable=_cacheable(opts, sources, headers))
+                    cacheable=_cacheable(opts, sources, headers), check_bounds=check_bounds)
 
 
 def compile_object(source: str | bytes, options: BuildOptions | str | None, caps: DeviceCaps,
@@ -336,7 +360,8 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
                              f"but the device has {caps.address_bits}-bit addresses\n")
     spec_text = il_mod.spec_const_argument(spec) if spec else ""
     key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), f"fixes{spirv_fixes.VERSION}",
-                         bytes(il), spec_text)
+                         bytes(il), spec_text,
+                         *([f"bounds{spirv_bounds.VERSION}"] if settings.get("check_bounds") else []))
     hit = cache.load(key)
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)

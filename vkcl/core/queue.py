@@ -16,7 +16,7 @@ from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
 from vkcl.core.commands import FastCommand
-from vkcl.core import fastpath
+from vkcl.core import bounds, fastpath
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.errors import CLError
@@ -68,7 +68,9 @@ class CommandQueue(CLObject):
         # Not while faults are injected: they are injected on Python's path.
         # Nor with a kernel timeout: C's waits have none.
         self.timeout_ns = int(config.get("kernel_timeout") * 1e9) or vkc.U64_MAX
+        # Nor while accesses are bounds-checked: Python reads each launch's fault table.
         use_c = (native.lib is not None and not self.out_of_order and not faults.ACTIVE and not trace.ENABLED
+                 and not config.get("check_bounds")
                  and self.timeout_ns == vkc.U64_MAX)
         self.fast = FastQueue(self) if use_c else None
 
@@ -389,6 +391,8 @@ class CommandQueue(CLObject):
             try:
                 cmd.complete()
                 status = COMPLETE
+            except bounds.KernelFault:  # reported where it was found
+                status = cl.CL_OUT_OF_RESOURCES
             except Exception:
                 _log.exception("host side of %s failed", type(cmd).__name__)
                 status = cl.CL_OUT_OF_RESOURCES

@@ -11,30 +11,7 @@ static const char *SRC =
 
 static int run_inc(cl_device_id device)
 {
-    enum { n = 1024 };
-    cl_int err, host[n];
-    for (int i = 0; i < n; i++)
-        host[i] = i;
-    cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE_OK(err);
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    cl_program p = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
-    REQUIRE_OK(clBuildProgram(p, 1, &device, "", NULL, NULL));
-    cl_kernel k = clCreateKernel(p, "inc", &err);
-    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &err);
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof b, &b));
-    size_t global = n;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL));
-    int right = 0;
-    for (int i = 0; i < n; i++)
-        right += host[i] == i + 1;
-    clReleaseMemObject(b);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
-    clReleaseCommandQueue(q);
-    clReleaseContext(ctx);
-    return right == n;
+    return harness_increment_in_new_context(device, 1024) == 1024;
 }
 
 int main(void)

@@ -7,34 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *SRC = "kernel void inc(global int *a) { a[get_global_id(0)] += 1; }";
-
-/* Runs inc once over n ints starting at 0; returns how many came back as 1. */
+/* A kernel run in a context of its own: how many of its 256 values came back right. */
 static int run_inc(cl_device_id device)
 {
-    enum { n = 256 };
-    cl_int err, host[n] = {0};
-    cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-        return -1;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
-    cl_program p = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
-    EXPECT_OK(clBuildProgram(p, 1, &device, "", NULL, NULL));
-    cl_kernel k = clCreateKernel(p, "inc", &err);
-    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &err);
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof b, &b));
-    size_t global = n;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL));
-    clReleaseMemObject(b);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
-    clReleaseCommandQueue(q);
-    clReleaseContext(ctx);
-    int ones = 0;
-    for (int i = 0; i < n; i++)
-        ones += host[i] == 1;
-    return ones;
+    return harness_increment_in_new_context(device, 256);
 }
 
 int main(int argc, char **argv)

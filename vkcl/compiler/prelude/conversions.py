@@ -7,7 +7,8 @@ width) on lavapipe against an exact host reference (tests/icd/conversion_referen
   call to an undefined function (a one-line kernel calling a declared, undefined function crashes
   it the same way). The replacement converts with a cast, which is exact or correctly rounded.
 - convert_{int,uint,long,ulong}<n>_sat* of half, float or double: NaN gives the type's minimum
-  or maximum; the spec says 0.
+  or maximum; the spec says 0. The char and short ones were right on lavapipe, but on the H200
+  convert_char_sat(double NaN) gave -128: all are replaced.
 - Directed rounding (_rtz, _rtp, _rtn) of integers to float (uint, ulong), to half (ushort and
   wider) and to double (long _rtz; ulong), double to float _rtz, and double to half (rte: it
   rounds twice, through float; rtz): results one step off, and infinity for the largest values.
@@ -34,7 +35,7 @@ DIRECTED = ("_rtz", "_rtp", "_rtn")
 
 # (destinations, _sat, modes, sources, how): the overloads vkcl implements (module docstring).
 _ROWS = (
-    (("int", "uint", "long", "ulong"), True, MODES, FLOATS, "nan_sat"),
+    (("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"), True, MODES, FLOATS, "nan_sat"),
     (("float",), False, DIRECTED, ("uint", "ulong"), "int"),
     (("float",), False, ("_rtz",), ("int", "long"), "int"),
     (("float",), False, ("_rtz",), ("double",), "narrow"),
