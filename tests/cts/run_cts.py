@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Run suites of the Khronos OpenCL-CTS against one ICD, each sub-test in its own process.
 
-The CTS is built outside this repository (docs/conformance.md says how); this script only runs
-its binaries. For every suite it lists the sub-tests (`test_<suite> --list`), runs each one as
+A developer tool, not part of `make test` (its unit tests are: tests/unit/test_cts_runner.py).
+For every suite it lists the sub-tests (`test_<suite> --list`), runs each one as
 `test_<suite> <extra args> <sub-test>` in the binary's own directory (some suites read files from
 there), with `OCL_ICD_VENDORS` naming only the ICD under test and
 `CL_CONFORMANCE_RESULTS_FILENAME` asking the harness for its pass/fail/skip JSON. A sub-test that
@@ -11,16 +11,37 @@ too) and recorded as a timeout; one that ends without writing results (a crash) 
 
 Per suite it writes <out>/<suite>.json (status, time, exit status and the first error lines of
 every sub-test) and keeps each sub-test's log and CTS results under <out>/<suite>/; at the end it
-prints a table of all suites.
+prints a Markdown table of all suites (`--table` prints it from <out> again without running;
+`--beside DIR` adds another run's counts, e.g. PoCL's, to each row).
 
-    tests/cts/run_cts.py --cts /work/cts/build --icd build/libvkcl.so --out /tmp/cts \\
-        --limit 600 -j 2 --args=-w atomics select c11_atomics:atomic_init,atomic_fetch_add
-    tests/cts/run_cts.py --cts /work/cts/build --icd build/vendors --out /tmp/cts \\
-        --args='-w -d' bruteforce:sin,cos,divide
+    tests/cts/run_cts.py --cts ../cts/build --icd build/libvkcl.so --out /tmp/cts \\
+        --limit 300 --args=-w atomics select c11_atomics:atomic_init,atomic_fetch_add
+    tests/cts/run_cts.py --cts ../cts/build --icd /etc/OpenCL/vendors/pocl.icd \\
+        --out /tmp/cts-pocl --args='-w -d' bruteforce:exp10,expm1,pow
+    tests/cts/run_cts.py --cts ../cts/build --icd build/libvkcl.so --out /tmp/cts \\
+        --table --beside /tmp/cts-pocl atomics select c11_atomics bruteforce
 
 A suite is named as its binary without `test_` (`bruteforce` is math_brute_force's binary);
-`suite:a,b` runs only sub-tests a and b; `--whole` runs each suite as one process (for binaries
-whose sub-tests cannot be listed this happens anyway).
+`suite:a,b` runs only sub-tests a and b; `--skip a,b` leaves sub-tests out of every suite;
+`--update` merges the sub-tests run into an earlier <suite>.json instead of replacing it;
+`--whole` runs each suite as one process (for binaries whose sub-tests cannot be listed this
+happens anyway).
+
+Building the CTS, once, beside the checkout (nothing of it belongs in this repository). A fresh
+machine cannot reach GitHub, so the sources come as git mirrors copied onto it:
+KhronosGroup/OpenCL-CTS, OpenCL-Headers (Debian 12's opencl-headers are too old for the CTS's
+head) and SPIRV-Headers. Export each tree (a mirror may lack test_spir's large zip files, at
+which `git archive` would stop), configure against the Khronos headers, link Debian's ocl-icd:
+
+    git --git-dir=<OpenCL-CTS mirror> archive HEAD -- . ':(exclude)test_conformance/spir/*.zip' \\
+        | tar -x -C ../cts/src    # likewise OpenCL-Headers into ../cts/headers and
+                                  # SPIRV-Headers into ../cts/spirv-headers
+    cmake -S ../cts/src -B ../cts/build -DCMAKE_BUILD_TYPE=Release \\
+        -DCL_INCLUDE_DIR=$PWD/../cts/headers -DSPIRV_INCLUDE_DIR=$PWD/../cts/spirv-headers \\
+        -DCL_LIB_DIR=/usr/lib/x86_64-linux-gnu -DOPENCL_LIBRARIES=OpenCL
+    make -C ../cts/build -j2 test_api test_basic test_bruteforce ...   # any but test_spir
+
+(all binaries but test_spir build in about 6 minutes on 2 cores).
 """
 from __future__ import annotations
 
@@ -174,15 +195,38 @@ def summarize(suite: str, records: dict[str, dict]) -> dict:
     return {"suite": suite, **counts, "failing": failing}
 
 
-def format_table(summaries: list[dict]) -> str:
-    """A Markdown table: suite, pass, fail, skip, timeout, failing sub-tests."""
-    lines = ["| suite | pass | fail | skip | timeout | failing sub-tests |",
-             "|---|---|---|---|---|---|"]
+def format_table(summaries: list[dict], beside: dict[str, dict] | None = None,
+                 beside_name: str = "") -> str:
+    """A Markdown table: suite, pass, fail, skip, timeout, failing sub-tests; with `beside`
+    (summaries of another run by suite) a last column of that run's counts."""
+    head = "| suite | pass | fail | skip | timeout | failing sub-tests |"
+    rule = "|---|---|---|---|---|---|"
+    if beside is not None:
+        head += f" {beside_name} pass / fail / skip / timeout |"
+        rule += "---|"
+    lines = [head, rule]
     for s in summaries:
         failing = ", ".join(s["failing"]) or "-"
-        lines.append(f"| {s['suite']} | {s['pass']} | {s['fail']} | {s['skip']} "
-                     f"| {s['timeout']} | {failing} |")
+        line = (f"| {s['suite']} | {s['pass']} | {s['fail']} | {s['skip']} "
+                f"| {s['timeout']} | {failing} |")
+        if beside is not None:
+            other = beside.get(s["suite"])
+            counts = " / ".join(str(other[k]) for k in STATUSES) if other else "not run"
+            line += f" {counts} |"
+        lines.append(line)
     return "\n".join(lines)
+
+
+def saved_summaries(out: Path, specs: list[str]) -> dict[str, dict]:
+    """The summaries of earlier runs kept in <out>/<suite>.json, by suite (missing ones left
+    out)."""
+    found = {}
+    for spec in specs:
+        suite = spec.partition(":")[0].removeprefix("test_")
+        path = out / f"{suite}.json"
+        if path.exists():
+            found[suite] = json.loads(path.read_text())["summary"]
+    return found
 
 
 def run_suite(spec: str, opts, env: dict) -> dict:
@@ -195,13 +239,17 @@ def run_suite(spec: str, opts, env: dict) -> dict:
         listing = subprocess.run([str(binary), "--list"], cwd=binary.parent, env=env,
                                  capture_output=True, text=True, timeout=120)
         names = parse_listing(listing.stdout)
+    names = [n for n in names if n not in opts.skip]
     workdir = opts.out / suite
     workdir.mkdir(parents=True, exist_ok=True)
     if names and not opts.whole:
         jobs = [([name], workdir / name) for name in names]
     else:  # one process for the whole suite (or the named sub-tests together)
         jobs = [(names, workdir / "_whole")]
+    report_path = opts.out / f"{suite}.json"
     records: dict[str, dict] = {}
+    if opts.update and report_path.exists():  # sub-tests run now replace their old records
+        records = json.loads(report_path.read_text())["subtests"]
 
     def one(job):
         sub, stem = job
@@ -217,7 +265,7 @@ def run_suite(spec: str, opts, env: dict) -> dict:
     report = {"suite": suite, "binary": str(binary), "args": opts.extra,
               "icd": str(opts.icd), "limit_s": opts.limit, "summary": summary,
               "subtests": records}
-    (opts.out / f"{suite}.json").write_text(json.dumps(report, indent=1) + "\n")
+    report_path.write_text(json.dumps(report, indent=1) + "\n")
     return summary
 
 
@@ -225,8 +273,8 @@ def parse_args(argv: list[str] | None = None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("suites", nargs="+", metavar="SUITE[:SUB,...]",
                    help="suite (binary without test_), optionally with chosen sub-tests")
-    p.add_argument("--cts", type=Path, required=True, help="the CTS build directory")
-    p.add_argument("--icd", type=Path, required=True,
+    p.add_argument("--cts", type=Path, help="the CTS build directory")
+    p.add_argument("--icd", type=Path,
                    help="vendors directory, .icd file or ICD library to test")
     p.add_argument("--out", type=Path, required=True, help="directory for logs and summaries")
     p.add_argument("--limit", type=float, default=600, help="seconds per sub-test (600)")
@@ -234,7 +282,18 @@ def parse_args(argv: list[str] | None = None):
     p.add_argument("--args", dest="extra", default="", type=shlex.split,
                    help="extra arguments for every binary, e.g. --args='-w' (wimpy)")
     p.add_argument("--whole", action="store_true", help="run each suite as one process")
-    return p.parse_args(argv)
+    p.add_argument("--skip", default="", type=lambda text: set(filter(None, text.split(","))),
+                   help="sub-tests to leave out of every suite, comma-separated")
+    p.add_argument("--update", action="store_true",
+                   help="merge into <out>/<suite>.json rather than replace it")
+    p.add_argument("--table", action="store_true",
+                   help="run nothing: print the table of the suites' saved results in <out>")
+    p.add_argument("--beside", type=Path,
+                   help="another run's <out> (e.g. PoCL's) whose counts the table shows too")
+    opts = p.parse_args(argv)
+    if not opts.table and not (opts.cts and opts.icd):
+        p.error("--cts and --icd are needed to run suites (all but --table)")
+    return opts
 
 
 def _stop(signum, _frame):
@@ -253,11 +312,15 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     opts.out = opts.out.resolve()
-    opts.out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env["OCL_ICD_VENDORS"] = str(vendors_dir(opts.icd.resolve(), opts.out / "_vendors"))
-    summaries = [run_suite(spec, opts, env) for spec in opts.suites]
-    print(format_table(summaries))
+    if opts.table:
+        summaries = list(saved_summaries(opts.out, opts.suites).values())
+    else:
+        opts.out.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        env["OCL_ICD_VENDORS"] = str(vendors_dir(opts.icd.resolve(), opts.out / "_vendors"))
+        summaries = [run_suite(spec, opts, env) for spec in opts.suites]
+    beside = saved_summaries(opts.beside, opts.suites) if opts.beside else None
+    print(format_table(summaries, beside, opts.beside.name if opts.beside else ""))
     return 0 if all(s["fail"] == s["timeout"] == 0 for s in summaries) else 1
 
 

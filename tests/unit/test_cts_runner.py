@@ -102,3 +102,57 @@ def test_args_split_like_a_shell():
     opts = run_cts.parse_args(["--cts", "c", "--icd", "i", "--out", "o", "--args=-w -d",
                                "bruteforce:sin,cos"])
     assert opts.extra == ["-w", "-d"] and opts.suites == ["bruteforce:sin,cos"]
+
+
+def test_table_beside_another_run():
+    ours = [run_cts.summarize("select", {"a": {"status": "pass"}, "b": {"status": "fail"}}),
+            run_cts.summarize("half", {"a": {"status": "pass"}})]
+    theirs = {"select": run_cts.summarize("select", {"a": {"status": "pass"},
+                                                     "b": {"status": "timeout"}})}
+    table = run_cts.format_table(ours, theirs, "pocl").splitlines()
+    assert table[0].endswith("| failing sub-tests | pocl pass / fail / skip / timeout |")
+    assert table[1] == "|---|---|---|---|---|---|---|"
+    assert table[2] == "| select | 1 | 1 | 0 | 0 | b | 1 / 0 / 0 / 1 |"
+    assert table[3] == "| half | 1 | 0 | 0 | 0 | - | not run |"
+
+
+# A stand-in for a CTS binary: lists three sub-tests; `quick` passes, `broken` fails (exit 1),
+# `slow` outlives any time limit the tests give it.
+FAKE_SUITE = """#!/bin/sh
+if [ "$1" = --list ]; then printf 'Test names:\\n\\tquick\\n\\tbroken\\n\\tslow\\n'; exit 0; fi
+for a; do name=$a; done
+case $name in
+quick) printf '{"results": {"quick": "pass"}}' > "$CL_CONFORMANCE_RESULTS_FILENAME";;
+broken) echo "ERROR: broken did not validate"
+        printf '{"results": {"broken": "fail"}}' > "$CL_CONFORMANCE_RESULTS_FILENAME"; exit 1;;
+slow) sleep 60;;
+esac
+"""
+
+
+def test_runs_skips_updates_and_tables(tmp_path, monkeypatch, capsys):
+    """The whole run on a stand-in binary: each sub-test's status, --skip, --update, --table."""
+    monkeypatch.setattr(run_cts.signal, "signal", lambda *args: None)  # keep pytest's handlers
+    binary = tmp_path / "cts" / "test_conformance" / "fake" / "test_fake"
+    binary.parent.mkdir(parents=True)
+    binary.write_text(FAKE_SUITE)
+    binary.chmod(0o755)
+    (tmp_path / "libicd.so").write_bytes(b"")
+    common = ["--cts", str(tmp_path / "cts"), "--icd", str(tmp_path / "libicd.so"),
+              "--out", str(tmp_path / "out"), "--limit", "1"]
+
+    assert run_cts.main(common + ["fake"]) == 1
+    report = json.loads((tmp_path / "out" / "fake.json").read_text())
+    status = {name: r["status"] for name, r in report["subtests"].items()}
+    assert status == {"quick": "pass", "broken": "fail", "slow": "timeout"}
+    assert report["subtests"]["broken"]["messages"] == ["ERROR: broken did not validate"]
+
+    # Run again with `slow` skipped: its record from the first run stays.
+    assert run_cts.main(common + ["--update", "--skip", "slow", "fake"]) == 1
+    report = json.loads((tmp_path / "out" / "fake.json").read_text())
+    assert sorted(report["subtests"]) == ["broken", "quick", "slow"]
+    assert report["summary"]["timeout"] == 1
+
+    capsys.readouterr()
+    assert run_cts.main(["--out", str(tmp_path / "out"), "--table", "fake"]) == 1
+    assert "| fake | 1 | 1 | 0 | 1 | broken, slow |" in capsys.readouterr().out
