@@ -156,3 +156,12 @@ def test_runs_skips_updates_and_tables(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert run_cts.main(["--out", str(tmp_path / "out"), "--table", "fake"]) == 1
     assert "| fake | 1 | 1 | 0 | 1 | broken, slow |" in capsys.readouterr().out
+
+
+def test_classify_names_a_filtered_single_test_by_its_argument():
+    """test_conversions has one test, `conversions`; `test_conversions float_rtz_int` runs
+    only that conversion, and its record is named so."""
+    got = run_cts.classify({"conversions": "fail"}, ["float_rtz_int"], 1, "ERROR: x\n", 1.0)
+    assert list(got) == ["float_rtz_int"] and got["float_rtz_int"]["status"] == "fail"
+    both = run_cts.classify({"a": "pass", "b": "pass"}, ["a"], 0, "", 1.0)
+    assert sorted(both) == ["a", "b"]
