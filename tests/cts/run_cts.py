@@ -60,8 +60,8 @@ from pathlib import Path
 
 STATUSES = ("pass", "fail", "skip", "timeout")
 # Lines of a CTS log that say what went wrong (the harness's own summary lines excluded).
-_ERROR_LINE = re.compile(r"error|fail|crash|mismatch|wrong|expected|abort|\bassert(ion)?\b",
-                         re.IGNORECASE)
+_ERROR_LINE = re.compile(r"error|fail|crash|mismatch|wrong|expected|abort|\bassert(ion)?\b|"
+                         r"\bdo(es)? not (match|validate)", re.IGNORECASE)
 _NOT_ERROR_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED)( \d+ of \d+)? (sub-)?tests?\.?$|"
                              r"^\S+ FAILED$|^Saving results to |\b0 (errors?|failures?)\b")
 _RESULT_ENTRY = re.compile(r'"([^"\n]+)"\s*:\s*"(pass|fail|skip)"')

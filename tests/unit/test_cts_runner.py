@@ -49,10 +49,11 @@ def test_error_lines_skip_summaries_and_repeats():
            "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)\n"
            "sin: 0 errors\nFAILED 1 of 2 tests.\nFAILED 1 of 2 sub-tests.\nFAILED test.\n"
            "atomic_cmpxchg FAILED\n"
-           "ERROR: sinf: 5.1 ulp error at 0x1p+0\n")
+           "ERROR: sinf: 5.1 ulp error at 0x1p+0\n"
+           "Values do not match at location 0\nPASSED sub-test.\n")
     assert run_cts.error_lines(log) == [
         "ERROR: Result 0 from kernel does not validate! (should be 4, was 3)",
-        "ERROR: sinf: 5.1 ulp error at 0x1p+0"]
+        "ERROR: sinf: 5.1 ulp error at 0x1p+0", "Values do not match at location 0"]
     assert len(run_cts.error_lines("error\n" * 3 + "".join(f"fail {i}\n" for i in range(9)),
                                    limit=4)) == 4
 
