@@ -67,6 +67,9 @@ class DeviceCaps:
     # (phi copies, a reloaded constant): 6 next to 64 FFMAs at 150 (91% of the issue slots),
     # 6 next to 128 at 300 (96%). See docs/performance.md, "MAD float".
     unroll_partial_threshold: int = 0
+    # Memory scopes of fences and atomics made Subgroup (spirv_scopes.py): on llvmpipe a wider
+    # one acts as a work-group barrier, and in divergent code some work-items never finish.
+    narrow_memory_scopes: bool = False
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:

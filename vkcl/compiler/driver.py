@@ -229,7 +229,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
-                                    float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte))
+                                    float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
+                                    narrow_scopes=caps.narrow_memory_scopes)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

@@ -52,6 +52,9 @@
    PhysicalStorageBuffer pointers gets its operands reinterpreted as its result's type
    (clspv gave `cond ? p[i] : p[255]` an access chain whose result and base types differ:
    invalid SPIR-V, which lavapipe refused).
+15. Memory scopes on llvmpipe (spirv_scopes.py): Workgroup and wider scopes of fences and
+   atomics become Subgroup, as llvmpipe makes those fences work-group barriers (in divergent
+   code, work-items were never finished: CTS atomic_flag, atomic_cmpxchg).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -71,9 +74,10 @@ from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
+from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 12
+VERSION = 13
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -91,13 +95,14 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
-           float_modes: tuple = ((), (), ())) -> bytes:
+           float_modes: tuple = ((), (), ()), narrow_scopes: bool = False) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
     -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
     atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
-    (denormals) the device preserves, and those it rounds to nearest even on request."""
+    (denormals) the device preserves, and those it rounds to nearest even on request;
+    `narrow_scopes`: memory scopes made Subgroup (llvmpipe, repair 15)."""
     data = fix_mistyped_pointers(data)
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
@@ -111,6 +116,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     if unsafe_math:
         data = allow_contraction(data)
     data = add_float_modes(data, *float_modes)
+    if narrow_scopes:
+        data = narrow_memory_scopes(data)
     return relax_atomics(data) if relaxed_atomics else data
 
 

@@ -227,6 +227,7 @@ class Device(CLObject):
             # be emulated (clspv's float emulation ran at 265 GFLOP/s on an H200, the
             # instruction at 62,700).
             native_builtins=("fma",) if pd.vendor_id == NVIDIA_VENDOR_ID else (),
+            narrow_memory_scopes=pd.driver_name == "llvmpipe",
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
