@@ -6,8 +6,10 @@ For every suite it lists the sub-tests (`test_<suite> --list`), runs each one as
 `test_<suite> <extra args> <sub-test>` in the binary's own directory (some suites read files from
 there), with `OCL_ICD_VENDORS` naming only the ICD under test and
 `CL_CONFORMANCE_RESULTS_FILENAME` asking the harness for its pass/fail/skip JSON. A sub-test that
-runs past the time limit is killed with its whole process group (the ICD's helper processes
-too) and recorded as a timeout; one that ends without writing results (a crash) is a failure.
+runs past the time limit is killed with its whole process group (child processes an ICD
+leaves in the group too; vkcl's compiler worker has a session of its own and exits when the
+CTS process is gone) and recorded as a timeout; one that ends without writing results (a
+crash) is a failure.
 
 Per suite it writes <out>/<suite>.json (status, time, exit status and the first error lines of
 every sub-test) and keeps each sub-test's log and CTS results under <out>/<suite>/; at the end it
@@ -176,7 +178,7 @@ def run_process(binary: Path, names: list[str], extra: list[str], env: dict, lim
             returncode = proc.wait(timeout=limit)
         except subprocess.TimeoutExpired:
             returncode = None
-        finally:  # the ICD's helper processes share the group; none may outlive the sub-test
+        finally:  # the group's other processes may not outlive the sub-test
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
