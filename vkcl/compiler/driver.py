@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import re
 import shlex
 import tempfile
@@ -203,6 +204,13 @@ def _trace_compile(result: CompileResult, input_kind: str) -> None:
     end = time.monotonic_ns()
     trace.span(f"compile ({input_kind} -> {result.binary_type})", "compile", end - int(result.seconds * 1e9), end,
                {"cache": "hit" if result.from_cache else "miss", "status": result.status})
+
+
+def output_version(caps: DeviceCaps) -> str:
+    """A short digest of everything that decides the SPIR-V made for a device with `caps`:
+    clspv's version, the repairs', the prelude's text and the caps themselves."""
+    parts = (_safe_version(), f"fixes{spirv_fixes.VERSION}", f"prelude{prelude.DIGEST}", caps.key())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
 
 
 def _safe_version() -> str:

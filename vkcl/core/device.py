@@ -89,10 +89,11 @@ class Device(CLObject):
 
     @cached_property
     def driver_version(self) -> str:
-        """vkcl's version and its compiler's: applications key their binary caches on it."""
-        import hashlib
-        from vkcl.compiler import compiler_version
-        return f"{__version__} (compiler {hashlib.sha256(compiler_version().encode()).hexdigest()[:8]})"
+        """vkcl's version and its compiler output's: applications key their binary caches on it
+        (pyopencl does), so a program cached before vkcl's repairs, prelude or device caps
+        changed is built again rather than refused as CL_INVALID_BINARY or run stale."""
+        from vkcl.compiler.driver import output_version
+        return f"{__version__} (compiler {output_version(self.compiler_caps)})"
 
     @cached_property
     def float_modes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
