@@ -274,12 +274,25 @@ print("OK")
 
 
 def test_grid_larger_than_max_work_group_count(python_with_icd):
+    """More work-groups than one dispatch takes (maxComputeWorkGroupCount[0] is 65,535 on
+    lavapipe): ids, get_global_size and get_num_groups are the launch's, not each dispatch's
+    (they were 65,535 and the remainder: CTS half vstore_half*, repair 16)."""
     run(python_with_icd, """
-n = 65535 * 2 + 7  # with work-groups of one item: more groups than maxComputeWorkGroupCount[0] here
-p = cl.Program(ctx, "kernel void ids(global uint *out) { out[get_global_id(0)] = get_global_id(0) * 3u; }").build()
-O = cl.Buffer(ctx, mf.WRITE_ONLY, n * 4)
-p.ids(q, (n,), (1,), O)
-assert np.array_equal(get(O, np.empty(n, np.uint32)), np.arange(n, dtype=np.uint32) * 3)
+p = cl.Program(ctx, '''kernel void ids(global uint *out) {
+  size_t i = get_global_id(0), n = get_global_size(0);
+  out[3 * i] = i * 3u; out[3 * i + 1] = n; out[3 * i + 2] = get_num_groups(0) * get_local_size(0); }
+kernel void two_d(global uint *out) {
+  size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0);
+  out[i] = get_global_size(0) << 20 | get_global_size(1); }''').build()
+for n, local in [(65535 * 2 + 7, (1,)), (65537, None), (100003, None), (65536, None)]:
+    O = cl.Buffer(ctx, mf.WRITE_ONLY, 3 * n * 4)
+    p.ids(q, (n,), local, O)
+    got = get(O, np.empty(3 * n, np.uint32)).reshape(n, 3)
+    assert np.array_equal(got[:, 0], np.arange(n, dtype=np.uint32) * 3), n
+    assert (got[:, 1] == n).all() and (got[:, 2] == n).all(), (n, np.unique(got[:, 1:]))
+O = cl.Buffer(ctx, mf.WRITE_ONLY, 3 * 65537 * 4)
+p.two_d(q, (3, 65537), (1, 1), O)
+assert (get(O, np.empty(3 * 65537, np.uint32)) == (3 << 20 | 65537)).all()
 print("OK")
 """)
 

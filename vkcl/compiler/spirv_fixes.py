@@ -55,6 +55,9 @@
 15. Memory scopes on llvmpipe (spirv_scopes.py): Workgroup and wider scopes of fences and
    atomics become Subgroup, as llvmpipe makes those fences work-group barriers (in divergent
    code, work-items were never finished: CTS atomic_flag, atomic_cmpxchg).
+16. The work-group count (spirv_num_groups.py): each load of NumWorkgroups can be replaced by
+   specialization constants, which the runtime sets where it splits a launch into several
+   dispatches (get_global_size() was the part's, not the launch's).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -72,12 +75,13 @@ from array import array
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
+from vkcl.compiler.spirv_num_groups import num_groups_from_spec_constants
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 13
+VERSION = 14
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -116,6 +120,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     if unsafe_math:
         data = allow_contraction(data)
     data = add_float_modes(data, *float_modes)
+    data = num_groups_from_spec_constants(data)
     if narrow_scopes:
         data = narrow_memory_scopes(data)
     return relax_atomics(data) if relaxed_atomics else data

@@ -12,7 +12,7 @@ import threading
 import weakref
 
 from vkcl import compiler
-from vkcl.compiler import spirv
+from vkcl.compiler import spirv, spirv_num_groups
 from vkcl._gen import cl
 from vkcl.core import bounds, printf
 from vkcl.core.commands import Command
@@ -36,6 +36,8 @@ class ProgramImage:
         self.module = self.shader.handle
         self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
         self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
+        # Its work-group count can be set where a launch is split (compiler/spirv_num_groups.py).
+        self.group_counts = spirv_num_groups.overridable(result.spirv)
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -111,8 +113,11 @@ class KernelPlan:
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
         self.lock = threading.Lock()
 
-    def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int):
-        key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim)
+    def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int,
+                 group_counts: tuple | None = None):
+        """The pipeline for these sizes; `group_counts`: the NumWorkgroups a split launch's
+        dispatches give their kernel instead of their own counts."""
+        key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim, group_counts)
         p = self.pipelines.get(key)
         if p is None:
             with self.lock:
@@ -129,6 +134,9 @@ class KernelPlan:
                         spec[self.work_dim_id] = work_dim
                     for (_, sid, _), n in zip(self.locals, local_counts):
                         spec[sid] = n
+                    if group_counts is not None:
+                        spec[spirv_num_groups.SPEC_FLAG] = 1
+                        spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))
                     p = vkp.compute_pipeline(self.image.vk, self.image.module, self.layout, self.name, spec)
                     self.pipelines[key] = p
         return p
@@ -219,8 +227,11 @@ class Launch:
                 builtin = int.from_bytes(pc, "little")
             region = len(self.builtin_pcs)
             self.builtin_pcs.append(builtin)
-            pipe = plan.pipeline(pad(loc, 1), local_counts, pad(offset, 0), work_dim)
-            for base, count in grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"]):
+            chunks = grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"])
+            # Split into several dispatches: each is told the region's whole work-group count.
+            whole = pad(groups, 1) if len(chunks) > 1 and plan.image.group_counts else None
+            pipe = plan.pipeline(pad(loc, 1), local_counts, pad(offset, 0), work_dim, whole)
+            for base, count in chunks:
                 self.dispatches.append((pipe, region, base, count))
 
 
