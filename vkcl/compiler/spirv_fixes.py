@@ -58,6 +58,9 @@
 16. The work-group count (spirv_num_groups.py): each load of NumWorkgroups can be replaced by
    specialization constants, which the runtime sets where it splits a launch into several
    dispatches (get_global_size() was the part's, not the launch's).
+17. Bitcasts of 64-bit scalars to vectors of 8- or 16-bit elements (spirv_bitcasts.py): through
+   two 32-bit integers, as lavapipe lost the upper bytes of a value it knew (CTS spirv_new
+   op_constant_ulong_simple).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -73,6 +76,7 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
+from vkcl.compiler.spirv_bitcasts import split_wide_bitcasts
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_num_groups import num_groups_from_spec_constants
@@ -81,7 +85,7 @@ from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 14
+VERSION = 15
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -121,6 +125,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = allow_contraction(data)
     data = add_float_modes(data, *float_modes)
     data = num_groups_from_spec_constants(data)
+    data = split_wide_bitcasts(data)
     if narrow_scopes:
         data = narrow_memory_scopes(data)
     return relax_atomics(data) if relaxed_atomics else data
