@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import weakref
 
-import vulkan as vk
-
 from vkcl import config, native
 from vkcl._gen import cl
 from vkcl.vulkan import commands as vkc
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 MAX_PC = 256

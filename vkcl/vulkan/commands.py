@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import time
 
-import vulkan as vk
-
 from vkcl import config, native
 from vkcl.vulkan import faults
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import VulkanError, check
 from vkcl.vulkan.lifetime import destroyed_with
 

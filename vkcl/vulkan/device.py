@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import threading
 
-import vulkan as vk
-
 from vkcl import config, log, native
 from vkcl.vulkan import clock_hold, cuda_copy, faults
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import call, check
 from vkcl.vulkan.instance import PhysicalDevice
 
