@@ -79,21 +79,38 @@ def test_a_python_without_a_library_gets_a_message_and_no_hang(icd_env, python):
     assert "vkcl has no library for it" in result.stderr
 
 
+def _virtualenv(python: str, where: Path, *packages: str) -> str:
+    """A fresh virtualenv of `python` holding only `packages`; its interpreter."""
+    base = subprocess.run([python, "-c", "import sys, os; print(os.path.realpath(sys._base_executable))"],
+                          capture_output=True, text=True).stdout.strip()
+    subprocess.run([base, "-m", "venv", str(where)], check=True, timeout=120)
+    py = str(where / "bin" / "python")
+    pip = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--only-binary=:all:",
+                          *packages], capture_output=True, text=True, timeout=600)
+    if pip.returncode != 0:
+        pytest.skip(f"{' '.join(packages)} could not be installed into a fresh virtualenv: {pip.stderr[-500:]}")
+    return py
+
+
 @pytest.mark.parametrize("python", [sys.executable] + [p for _, p in OTHERS])
 def test_a_virtualenv_holding_only_pyopencl(icd_env, tmp_path, python):
     import numpy
     import pyopencl
-    venv = tmp_path / "venv"
-    base = subprocess.run([python, "-c", "import sys, os; print(os.path.realpath(sys._base_executable))"],
-                          capture_output=True, text=True).stdout.strip()
-    subprocess.run([base, "-m", "venv", str(venv)], check=True, timeout=120)
-    py = str(venv / "bin" / "python")
     # A numpy other than vkcl's (vkcl uses none in the host process; the host's must not matter).
-    pip = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--only-binary=:all:",
-                          f"pyopencl=={pyopencl.VERSION_TEXT}", f"numpy!={numpy.__version__}"],
-                         capture_output=True, text=True, timeout=600)
-    if pip.returncode != 0:
-        pytest.skip(f"pyopencl could not be installed into a fresh virtualenv: {pip.stderr[-500:]}")
+    py = _virtualenv(python, tmp_path / "venv", f"pyopencl=={pyopencl.VERSION_TEXT}", f"numpy!={numpy.__version__}")
     result = subprocess.run([py, "-c", KERNEL], env=icd_env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-2000:] + result.stderr[-3000:]
     assert result.stdout.split()[-1] != numpy.__version__
+
+
+def test_a_host_with_an_older_cffi_of_its_own(icd_env, tmp_path):
+    """cffi's backend is the one module vkcl shares with its host (the embedding imports it by
+    name): an application that imported its own, older cffi first still runs kernels."""
+    import cffi
+    import pyopencl
+    py = _virtualenv(sys.executable, tmp_path / "venv", f"pyopencl=={pyopencl.VERSION_TEXT}", "cffi==1.16.0")
+    check = KERNEL.replace("and importlib.util.find_spec(\"cffi\") is None", "")
+    script = "import cffi, _cffi_backend\nassert cffi.__version__ == '1.16.0'\n" + check
+    result = subprocess.run([py, "-c", script], env=icd_env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-2000:] + result.stderr[-3000:]
+    assert cffi.__version__ != "1.16.0"
