@@ -95,7 +95,9 @@ class FastQueue:
             fq.qfree = (1 << C_QUERY_PAIRS) - 1
             fq.period_ns = queue.queries.period_ns
             fq.host_query_reset = int(queue.queries.host_reset and fq.fn[len(_FUNCTIONS) - 1] != native.ffi.NULL)
-            fq.clock_offset = queue.clock_offset
+            fq.clock_offset, fq.calibrated_ns = queue.clock.offset, queue.clock.calibrated_ns
+            calibrate = vkc.calibrate_function(vkdev)
+            fq.calibrate = native.pointer(vk.ffi, calibrate) if calibrate is not None else native.ffi.NULL
         self.staged = False  # the staging memory is made with the first transfer (prepare_transfer)
         _queues.add(self)
         _by_address[int(ffi.cast("uintptr_t", fq))] = self
