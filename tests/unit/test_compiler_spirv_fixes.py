@@ -96,6 +96,31 @@ def test_fused_mad_imports_glsl_when_the_module_has_not(tmp_path):
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
 
 
+# A two-sum's error term and a product used twice (exact arithmetic the prelude relies on),
+# beside one mad(): only the mad()'s multiply and add may lose NoContraction.
+EXACT_SRC = ("kernel void k(global double *o, double a, double b) {"
+             " double s = a + b, t = s - a, e = (a - (s - t)) + (b - t); double p = a * b;"
+             " o[0] = e; o[1] = p - o[2]; o[3] = p + o[4]; o[5] = mad(o[6], a, b); }")
+
+
+@pytest.mark.parametrize("fused_mad", [False, True])
+def test_contraction_only_frees_single_use_multiply_adds(tmp_path, fused_mad):
+    result = compiler.compile_source(EXACT_SRC, "", compiler.DeviceCaps(fused_mad=fused_mad))
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    decorated = {l.split()[1] for l in dis.splitlines() if "NoContraction" in l}
+    ops = [l.split() for l in dis.splitlines()]
+    arith = {w[0]: w[2] for w in ops if w[2:3] in (["OpFAdd"], ["OpFSub"], ["OpFMul"])}
+    free = {r for r, op in arith.items() if r not in decorated}
+    fmas = [l for l in dis.splitlines() if " Fma " in l]
+    if fused_mad:
+        assert not free and len(fmas) == 1, dis  # the mad() pair became one Fma
+    else:
+        assert sorted(arith[r] for r in free) == ["OpFAdd", "OpFMul"] and not fmas, dis
+    # The two-sum (4 subtracts, 2 adds) and p with its two users keep theirs.
+    assert sum(arith[r] == "OpFSub" for r in decorated if r in arith) == 5, dis
+
+
 # Eight chains through a loop of run-time trip count: LLVM's -unroll-runtime adds a remainder
 # loop, and clspv gives its merge a second phi per chain that is OpUndef on one edge.
 CHAINS_SRC = ("kernel void k(global double *o, double a, double b, int n) {"

@@ -21,7 +21,11 @@
 5. NoContraction on multiply-adds (allow_contraction): clspv turns mad() into a multiply and
    an add that may not be fused. OpenCL allows mad() to fuse, and FP_CONTRACT is ON by
    default in OpenCL C, so the decorations only halve throughput (seen: 0.46x NVIDIA's
-   OpenCL on an H100). They stay when the source turns FP_CONTRACT OFF.
+   OpenCL on an H100). They stay when the source turns FP_CONTRACT OFF. Only a multiply
+   used by one add or subtract, and that add, lose them: contraction is fusing the two, and
+   an operation without NoContraction may be reassociated too (lavapipe then turned the
+   error of a two-sum, (a - (s - (s - a))) + (b - (s - a)), into 0, which broke the
+   prelude's double-double arithmetic and any compensated sum).
 6. Ordered atomics (relax_atomics): clspv gives every atomic AcquireRelease semantics, and
    NVIDIA fences around each (seen: a histogram at 0.11x). OpenCL 1.x atomic functions are
    relaxed, and vkcl reports only relaxed atomics (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), so
@@ -64,7 +68,7 @@ from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 8
+VERSION = 9
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -101,79 +105,95 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_
 
 
 DECORATION_NO_CONTRACTION = 42
+OP_FADD, OP_FSUB, OP_FMUL, OP_NAME = 129, 131, 133, 5
+GLSL_STD_450, GLSL_FMA = "GLSL.std.450", 50
 
 
 def allow_contraction(data: bytes) -> bytes:
     words = spirv.to_words(data)
-    out, changed = words[:spirv.HEADER_WORDS], False
+    no_contraction, pairs = _multiply_adds(words)
+    fusable = {i for add, mul in pairs.items() for i in (add, mul)} & no_contraction
+    if not fusable:
+        return data
+    out = words[:spirv.HEADER_WORDS]
     for pos, op, n in spirv.instructions(words):
-        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION:
-            changed = True
+        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION \
+                and words[pos + 1] in fusable:
             continue
         out.extend(words[pos:pos + n])
-    return spirv.to_bytes(out) if changed else data
+    return spirv.to_bytes(out)
 
 
-OP_FADD, OP_FMUL, OP_NAME = 129, 133, 5
-GLSL_STD_450, GLSL_FMA = "GLSL.std.450", 50
+def _multiply_adds(words) -> tuple[set[int], dict[int, int]]:
+    """The ids decorated NoContraction, and {add or subtract: the multiply it may fuse with}:
+    an OpFAdd or OpFSub with an OpFMul operand that nothing else uses. A multiply's result can
+    only be used inside a function, so only words there count, but any such word equal to its
+    id does, literals included: a multiply may be left unfused by mistake, never fused with
+    one of two users. (Counting the whole module counted words of strings, such as the
+    "n\0\0\0" ending "mad_chain".)"""
+    no_contraction, muls, adds = set(), {}, {}
+    for pos, op, n in spirv.instructions(words):
+        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION:
+            no_contraction.add(words[pos + 1])
+        elif op == OP_FMUL and n == 5:
+            muls[words[pos + 2]] = words[pos + 1]
+        elif op in (OP_FADD, OP_FSUB) and n == 5:
+            adds[words[pos + 2]] = (words[pos + 1], words[pos + 3], words[pos + 4])
+    uses = dict.fromkeys(muls, 0)
+    for pos, op, n, in_function in spirv.instructions_scoped(words):
+        if in_function and op != spirv.OP_LINE:
+            for w in words[pos + 1:pos + n]:
+                if w in uses:
+                    uses[w] += 1
+    pairs = {}
+    for add, (t, x, y) in adds.items():
+        for m in (x, y):
+            if m in muls and muls[m] == t and uses[m] == 2:  # its definition and this add
+                pairs[add] = m
+                break
+    return no_contraction, pairs
 
 
 def fuse_multiply_adds(data: bytes) -> bytes:
     """OpFAdd(OpFMul(a, b), c), both NoContraction (how clspv writes mad() when contraction is
-    allowed: FP_CONTRACT OFF decorates plain a * b + c too, so the caller checks), becomes
-    Fma(a, b, c). A multiply no other instruction uses goes, with its decorations (NVIDIA's
-    driver did not drop it: a mad() double loop stayed at the pair's speed with it)."""
+    allowed: FP_CONTRACT OFF decorates plain a * b + c too, so the caller checks), the multiply
+    used by that add only, becomes Fma(a, b, c), and the multiply goes with its decorations
+    (NVIDIA's driver did not drop it: a mad() double loop stayed at the pair's speed with it).
+    A multiply that something else uses too stays unfused: each user would see another product."""
     words = spirv.to_words(data)
-    no_contraction, muls, glsl, memory_model = set(), {}, None, None
+    no_contraction, pairs = _multiply_adds(words)
+    glsl, memory_model, muls, fma_of = None, None, {}, {}
     for pos, op, n in spirv.instructions(words):
-        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION:
-            no_contraction.add(words[pos + 1])
-        elif op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + n)[0] == GLSL_STD_450:
+        if op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + n)[0] == GLSL_STD_450:
             glsl = words[pos + 1]
         elif op == spirv.OP_MEMORY_MODEL and memory_model is None:
             memory_model = pos
         elif op == OP_FMUL and n == 5:
-            muls[words[pos + 2]] = (words[pos + 1], words[pos + 3], words[pos + 4])
-    fusable = {r for r, (t, _, _) in muls.items() if r in no_contraction}
-    if not fusable:
+            muls[words[pos + 2]] = (words[pos + 3], words[pos + 4])
+        elif op == OP_FADD and n == 5 and pairs.get(words[pos + 2]) in no_contraction \
+                and words[pos + 2] in no_contraction:
+            m = pairs[words[pos + 2]]
+            fma_of[pos] = (m, words[pos + 4] if words[pos + 3] == m else words[pos + 3])
+    if not fma_of:
         return data
     import_words = []
     if glsl is None:  # import GLSL.std.450 under a new id, before OpMemoryModel
         glsl = words[3]
         name = spirv.string_words(GLSL_STD_450)
         import_words = [((2 + len(name)) << 16) | spirv.OP_EXT_INST_IMPORT, glsl, *name]
-    # Which adds become Fma, and how often each multiply is named elsewhere. A multiply's result
-    # can only be used inside a function, so only words there count, but any such word equal to
-    # its id does, literals included: a multiply may be kept by mistake, never dropped. (Counting
-    # the whole module kept multiplies whose id equalled a word of a string, such as the "n\0\0\0"
-    # ending "mad_chain"; NVIDIA's 580 driver happened to drop those itself.)
-    fma_of, uses = {}, dict.fromkeys(fusable, 0)
-    for pos, op, n, in_function in spirv.instructions_scoped(words):
-        if not in_function or op == spirv.OP_LINE:
-            continue
-        if op == OP_FADD and n == 5 and words[pos + 2] in no_contraction:
-            t, r, x, y = words[pos + 1:pos + 5]
-            m, c = (x, y) if x in fusable else (y, x) if y in fusable else (None, None)
-            if m is not None and muls[m][0] == t:
-                fma_of[pos] = (m, c)
-                uses[m] -= 1
-        for w in words[pos + 1:pos + n]:
-            if w in uses:
-                uses[w] += 1
-    if not fma_of:
-        return data
-    dead = {m for m, count in uses.items() if count == 1}  # its own definition only
+    dead = {m for m, _ in fma_of.values()}
+    fused = {words[pos + 2] for pos in fma_of}  # their NoContraction goes too
     out = array("I", words[:spirv.HEADER_WORDS])
     for pos, op, n in spirv.instructions(words):
         if pos == memory_model:
             out.extend(import_words)
         if pos in fma_of:
             (m, c), t, r = fma_of[pos], words[pos + 1], words[pos + 2]
-            _, a, b = muls[m]
-            out.extend([(8 << 16) | spirv.OP_EXT_INST, t, r, glsl, GLSL_FMA, a, b, c])
+            out.extend([(8 << 16) | spirv.OP_EXT_INST, t, r, glsl, GLSL_FMA, *muls[m], c])
             continue
         if (op == OP_FMUL and n == 5 and words[pos + 2] in dead) or \
-                (op in (spirv.OP_DECORATE, OP_NAME) and words[pos + 1] in dead):
+                (op in (spirv.OP_DECORATE, OP_NAME) and words[pos + 1] in dead) or \
+                (op == spirv.OP_DECORATE and words[pos + 1] in fused and words[pos + 2] == DECORATION_NO_CONTRACTION):
             continue
         out.extend(words[pos:pos + n])
     if import_words:
