@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vkcl.compiler.prelude import async_copy, nan
+from vkcl.compiler.prelude import async_copy, fp64, nan
 
-PARTS = (async_copy, nan)
+PARTS = (async_copy, nan, *fp64.PARTS)
 _INCLUDE = re.compile(rb"#\s*include")
 _WORDS = [(re.compile(rb"\b(?:" + b"|".join(n.encode() for n in part.NAMES) + rb")\b"), part.TEXT)
           for part in PARTS]

@@ -10,8 +10,13 @@ OVERLOAD = "static inline __attribute__((overloadable, always_inline))"
 
 
 def guarded(scalar: str, body: str) -> str:
-    """`body` only where the device has `scalar` (double and half need their extensions)."""
+    """`body` only where the device has `scalar`. half needs its extension enabled; double
+    only before OpenCL C 1.2, from which clang warns that the pragma is ignored (failing
+    -Werror builds)."""
     guard = GUARD.get(scalar)
     if not guard or not body:
         return body
-    return f"#if {guard}\n#pragma OPENCL EXTENSION {EXTENSION[scalar]} : enable\n{body}#endif\n"
+    pragma = f"#pragma OPENCL EXTENSION {EXTENSION[scalar]} : enable\n"
+    if scalar == "double":
+        pragma = f"#if __OPENCL_C_VERSION__ < 120\n{pragma}#endif\n"
+    return f"#if {guard}\n{pragma}{body}#endif\n"
