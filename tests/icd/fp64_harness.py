@@ -72,8 +72,10 @@ def to_double(v) -> float:
 
 
 def exact_fma(a: float, b: float, c: float) -> float:
-    if not all(map(math.isfinite, (a, b, c))):
+    if not (math.isfinite(a) and math.isfinite(b)):
         return a * b + c  # IEEE's inf and NaN rules; one rounding cannot matter here
+    if not math.isfinite(c):
+        return c  # a finite product, even one past the range, and an infinite or NaN addend
     r = Fraction(a) * Fraction(b) + Fraction(c)
     if r == 0:  # IEEE: -0 only for -0 + -0 (a product of zero with a negative sign, and c = -0)
         negative = (a == 0 or b == 0) and math.copysign(1, a) * math.copysign(1, b) < 0 \
