@@ -63,8 +63,9 @@ def to_double(v) -> float:
             return NAN
         if mp.isinf(v):
             return INF if v > 0 else -INF
-        man, exp = mp.mpf(v).man_exp
+        sign, man, exp, _ = mp.mpf(v)._mpf_
         v = Fraction(man) * (Fraction(2) ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+        v = -v if sign else v
     try:
         return float(v)
     except OverflowError:
@@ -470,7 +471,7 @@ fn("minmag", "d:dd", lambda x, y: maxmag(x, y, False), 0, _pairs_close, _sp2, ze
 fn("sqrt", "d:d", sqrt_ref, 0, _x(_pos), _sp1)
 fn("rsqrt", "d:d", unary(lambda x: 1 / mp.sqrt(x), zero_keeps_sign=False, at_zero=lambda x: math.copysign(INF, x),
                          at_inf=0.0, at_minus_inf=NAN, neg_nan=True), 2, _x(_pos), _sp1)
-fn("cbrt", "d:d", unary(mp.cbrt, at_inf=INF, at_minus_inf=-INF), 2, _x(wide), _sp1)
+fn("cbrt", "d:d", unary(lambda x: mp.sign(x) * mp.cbrt(abs(x)), at_inf=INF, at_minus_inf=-INF), 2, _x(wide), _sp1)
 def _exp_of(base):
     """base^x, a float once far outside the range."""
     lb = math.log2(base)
