@@ -75,6 +75,14 @@ def main() -> None:
     t["third"] = dd(mpf(1) / 3)
     t["pi"] = dd(mp.pi)
     t["half_ln_2pi"] = dd(mp.log(2 * mp.pi) / 2)
+    t["ln_pi"] = dd(mp.log(mp.pi))
+    # the largest double x whose ln gamma(x) is below DBL_MAX
+    dmax = mpf(2) ** 1024 * (1 - mpf(2) ** -53)
+    lo, hi = 2.5e305, 2.6e305
+    while math.nextafter(lo, hi) < hi:  # bisection over the doubles
+        mid = (lo + hi) / 2 if (lo + hi) / 2 not in (lo, hi) else math.nextafter(lo, hi)
+        lo, hi = (mid, hi) if mp.loggamma(mid) < dmax else (lo, mid)
+    t["lgamma_overflow"] = lo
     t["two_over_sqrt_pi"] = dd(2 / mp.sqrt(mp.pi))
     # log(m) = 2u (1 + u^2/3 + u^4/5 + ...): the coefficients after 1/3, while u^2 <= 0.0295
     # leaves a term above 2^-70
@@ -84,17 +92,16 @@ def main() -> None:
     # erf(x) = x P(x^2), |x| <= 1, relative error
     erf_x = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)  # noqa: E731
     t["erf_small"], e1 = fit(erf_x, 0, 1, 1.5 * 2.0 ** -53, weight=lambda u: 1 / erf_x(u))
-    # erfc(x) = exp(-x^2) G(x): G on [1, 27.3] in pieces, powers of x - center, relative error
+    # erfc(x) = exp(-x^2) G(x): G on [0.5, 27.5] in pieces, powers of x - center, relative error
     g = lambda x: mp.erfc(x) * mp.exp(x * x)  # noqa: E731
     t["erfc_pieces"] = []
     errs = [e1]
-    for a, b in ((1, 1.5), (1.5, 2), (2, 2.75), (2.75, 3.75), (3.75, 5), (5, 7), (7, 10), (10, 15), (15, 27.5)):
+    for a, b in ((0.5, 1), (1, 1.5), (1.5, 2), (2, 2.75), (2.75, 3.75), (3.75, 5), (5, 7), (7, 10), (10, 15), (15, 27.5)):
         c = (mpf(a) + b) / 2
         coeffs, e = fit(g, a, b, 1.5 * 2.0 ** -53, center=c, weight=lambda v: 1 / g(v))
         t["erfc_pieces"].append((float(a), float(b), to_double(c), coeffs))
         errs.append(e)
-    # 1/gamma(1 + t), t in [-0.5, 1], absolute error (the function lies in [0.88, 1.8]... not
-    # below 0.56)
+    # 1/gamma(1 + t), t in [-0.5, 1] (an entire function), relative error
     t["rgamma"], e = fit(lambda v: mp.rgamma(1 + v), -0.5, 1, 1.5 * 2.0 ** -53, weight=lambda v: mp.gamma(1 + v))
     errs.append(e)
     # sin(pi r) = r S(r^2), |r| <= 1/2, relative error

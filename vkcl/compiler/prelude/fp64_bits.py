@@ -9,7 +9,7 @@ right (tests/icd/test_math_fp64.py) and are used.
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import guarded
-from vkcl.compiler.prelude.fp64_common import BITS, INTERNAL, Part, overload_set
+from vkcl.compiler.prelude.fp64_common import BITS, INTERNAL, Part, once, overload_set
 
 F = INTERNAL
 # name: (parameters, result kind, the scalar double function __vkcl_fp64_<name>, or "" where
@@ -91,17 +91,17 @@ _FUNCTIONS = {
 """),
 }
 
-# ilogb's scalar function serves logb too: logb's part carries it where ilogb's is absent.
-_ILOGB = _FUNCTIONS["ilogb"][2]
+# ilogb's scalar function, which logb's and hypot's parts use too
+ILOGB = once("ILOGB", guarded("double", _FUNCTIONS["ilogb"][2]))
 
 
 def _part(name: str) -> Part:
     params, ret, scalar = _FUNCTIONS[name]
-    if name == "logb":
-        scalar = f"#ifndef VKCL_FP64_ILOGB\n#define VKCL_FP64_ILOGB\n{_ILOGB}#endif\n" + scalar
-    elif name == "ilogb":
-        scalar = f"#ifndef VKCL_FP64_ILOGB\n#define VKCL_FP64_ILOGB\n{scalar}#endif\n"
-    return Part((name,), BITS + guarded("double", scalar) + overload_set(name, params, ret, scalar_int=name == "ldexp"))
+    if name in ("ilogb", "logb"):
+        scalar = ILOGB + (guarded("double", scalar) if name == "logb" else "")
+    else:
+        scalar = guarded("double", scalar)
+    return Part((name,), BITS + scalar + overload_set(name, params, ret, scalar_int=name == "ldexp"))
 
 
 PARTS = tuple(_part(name) for name in _FUNCTIONS)
