@@ -1,10 +1,10 @@
 """Double builtins computed exactly on the bits: fabs, copysign, signbit, sign, round, ilogb,
-logb, frexp, modf, fract, ldexp, nextafter, maxmag, minmag. clspv's double ones are wrong
+logb, frexp, modf, fract, ldexp, nextafter, fdim, maxmag, minmag. clspv's double ones are wrong
 (fabs masks 32 bits of 64 so fabs(1.5) = 0, round works in float, ilogb(1.5) = INT_MIN,
-signbit(double) aborts clspv, NaN and infinity go wrong in logb, frexp, modf, fract, ldexp,
-nextafter, maxmag and minmag; sign(-0) is +0). One part per builtin; each is exact, with C99
-Annex F's and OpenCL's special values. clspv's trunc, floor, fmax and fmin of doubles are
-right (tests/icd/test_math_fp64.py) and are used.
+signbit(double) aborts clspv and fdim(double3) crashes it, NaN and infinity go wrong in logb,
+frexp, modf, fract, ldexp, nextafter, maxmag and minmag; sign(-0) is +0). One part per
+builtin; each is exact, with C99 Annex F's and OpenCL's special values. clspv's trunc, floor,
+fmax and fmin of doubles are right (tests/icd/test_math_fp64.py) and are used.
 """
 from __future__ import annotations
 
@@ -77,6 +77,12 @@ _FUNCTIONS = {
   if (x == 0.0) return __vkcl_fp64_copysign(0x1p-1074, y);
   long b = as_long(x);
   return as_double((x < y) == (x > 0.0) ? b + 1L : b - 1L);
+}}
+"""),
+    # (clspv's fdim of double3 crashes it)
+    "fdim": ("gg", "g", f"""{F} double __vkcl_fp64_fdim(double x, double y) {{
+  if (__vkcl_fp64_isnan(x) || __vkcl_fp64_isnan(y)) return x + y;
+  return x > y ? x - y : 0.0;
 }}
 """),
     "maxmag": ("gg", "g", f"""{F} double __vkcl_fp64_maxmag(double x, double y) {{
