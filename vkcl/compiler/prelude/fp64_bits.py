@@ -40,7 +40,8 @@ _FUNCTIONS = {
     "logb": ("g", "g", f"""{F} double __vkcl_fp64_logb(double x) {{
   if (!__vkcl_fp64_finite(x)) return x * x;  /* NaN, +inf */
   if (x == 0.0) return -__vkcl_fp64_inf();
-  return (double)__vkcl_fp64_ilogb(x);
+  int e = __vkcl_fp64_ilogb(x);
+  return (double)e;
 }}
 """),
     # (mantissa in [1/2, 1), exponent); a denormal is scaled to a normal first

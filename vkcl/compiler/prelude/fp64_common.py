@@ -1,17 +1,21 @@
 """What the double-precision prelude parts share: how functions are declared, bit-level helpers
 that clspv cannot get wrong, and the overload set that replaces a builtin.
 
-A builtin replaced for double keeps its float and half members, which forward to clspv's own
-builtin; the double members call the part's scalar function __vkcl_fp64_<name>, vectors one
-component at a time. Bit tests and sign changes work on the high 32-bit word of a double: LLVM
+A builtin is replaced by an overload set under another name (`#define name __vkcl_name`; a
+definition of the builtin's own name would hide clang's declarations of its float and half
+overloads, whose calls then went to the double one): its float and half members forward to
+clspv's builtin; the double ones call the part's scalar function __vkcl_fp64_<name>, a vector
+one on each component. Bit tests and sign changes work on the high 32-bit word of a double: LLVM
 turns a 64-bit mask of the sign bit into fabs or copysign, which clspv compiles wrongly.
 """
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import WIDTHS, guarded
 
-# Internal to the program by attribute (OpenCL C 1.1 rejects `static`), overloadable; helpers
-# are also inlined.
+# Internal to the program by attribute (OpenCL C 1.1 rejects `static`), overloadable; small
+# helpers also inlined. The large functions are left to LLVM, which calls a function it would
+# otherwise copy many times (pow of a double16 compiled in 1.3 s with every call inlined, 0.2 s
+# without).
 INTERNAL = "__attribute__((overloadable, internal_linkage))"
 HELPER = "inline __attribute__((overloadable, always_inline, internal_linkage))"
 # Pointer arguments: named address spaces, and the generic one where the language has it.
@@ -58,6 +62,38 @@ BITS = once("BITS", guarded("double", f"""
 """))
 
 
+def _type(kind: str, w: str) -> str:
+    """A parameter or result type: g double, i int (intn for vectors), k int (also for vectors),
+    r a relational result (int for scalars, longn for vectors), Q an output pointer's element
+    (intn), P (doublen)."""
+    return {"g": "double" + w, "P": "double" + w, "i": "int" + w, "Q": "int" + w, "k": "int",
+            "r": "long" + w if w else "int"}[kind]
+
+
+def _define(name: str, params: str, ret: str, w: str, space: str | None) -> str:
+    """The double member of width w: __vkcl_fp64_<name> on each component (it returns double2,
+    the result and what the pointer gets, where there is an output pointer)."""
+    rtype = _type(ret, "double", w)
+    head = f"{INTERNAL} {rtype} __vkcl_{name}({_declare(params, 'double', w, space)})"
+    out = next((k for k, c in enumerate(params) if c in "PQ"), None)
+    comps = [""] if not w else [f".s{i:x}" for i in range(int(w))]
+
+    def call(comp: str) -> str:
+        args = [f"a{k}" + ("" if c == "k" else comp) for k, c in enumerate(params) if c not in "PQ"]
+        return f"__vkcl_fp64_{name}({', '.join(args)})"
+    if out is not None:
+        cast = "double" if params[out] == "P" else "int"
+        if not w:
+            return f"{head} {{ double2 c = {call('')}; *a{out} = ({cast})c.y; return c.x; }}\n"
+        body = " ".join(f"c = {call(s)}; r{s} = c.x; o{s} = ({cast})c.y;" for s in comps)
+        otype = _type(params[out], "double", w)
+        return f"{head} {{ double2 c; {rtype} r; {otype} o; {body} *a{out} = o; return r; }}\n"
+    if not w:
+        return f"{head} {{ return {call('')}; }}\n"
+    conv = "-(long)" if ret == "r" else ""
+    return f"{head} {{ {rtype} r; {' '.join(f'r{s} = {conv}{call(s)};' for s in comps)} return r; }}\n"
+
+
 def _type(kind: str, scalar: str, w: str) -> str:
     """A parameter or result type: g the floating type, i int (intn for vectors), k int (also
     for vectors), r a relational result (int for scalars, an integer vector of the element's
@@ -68,38 +104,12 @@ def _type(kind: str, scalar: str, w: str) -> str:
         return "int" + w
     if kind == "k":
         return "int"
-    if kind == "r":
-        return "int" if not w else {"double": "long", "float": "int", "half": "short"}[scalar] + w
-    raise ValueError(kind)
+    return "int" if not w else {"double": "long", "float": "int", "half": "short"}[scalar] + w
 
 
 def _declare(params: str, scalar: str, w: str, space: str | None) -> str:
     return ", ".join(f"{space} {_type(c, scalar, w)} *a{k}" if c in "PQ" else f"{_type(c, scalar, w)} a{k}"
                      for k, c in enumerate(params))
-
-
-def _double(name: str, params: str, ret: str, w: str, space: str | None) -> str:
-    """The double member: the scalar function __vkcl_fp64_<name> on each component. With an
-    output pointer it returns double2: (result, what the pointer gets)."""
-    out = [k for k, c in enumerate(params) if c in "PQ"]
-    rtype = _type(ret, "double", w)
-    head = f"{INTERNAL} {rtype} __vkcl_{name}({_declare(params, 'double', w, space)})"
-    comps = [""] if not w else [f".s{i:x}" for i in range(int(w))]
-
-    def call(comp: str) -> str:
-        args = [f"a{k}" + ("" if c == "k" else comp) for k, c in enumerate(params) if c not in "PQ"]
-        return f"__vkcl_fp64_{name}({', '.join(args)})"
-    if out:
-        otype = _type(params[out[0]], "double", w)
-        cast = "double" if params[out[0]] == "P" else "int"
-        if not w:
-            return f"{head} {{ double2 c = {call('')}; *a{out[0]} = ({cast})c.y; return c.x; }}\n"
-        body = " ".join(f"c = {call(s)}; r{s} = c.x; o{s} = ({cast})c.y;" for s in comps)
-        return f"{head} {{ double2 c; {rtype} r; {otype} o; {body} *a{out[0]} = o; return r; }}\n"
-    if not w:
-        return f"{head} {{ return {call('')}; }}\n"
-    conv = "-(long)" if ret == "r" else ""
-    return f"{head} {{ {rtype} r; {' '.join(f'r{s} = {conv}{call(s)};' for s in comps)} return r; }}\n"
 
 
 def _forward(name: str, scalar: str, params: str, ret: str, w: str, space: str | None) -> str:
@@ -113,13 +123,12 @@ def overload_set(name: str, params: str, ret: str = "g", scalar_int: bool = Fals
     """The overloads that replace builtin `name`, then its #define. params: one letter per
     parameter (see _type); scalar_int: vectors also take a scalar int in place of intn (ldexp)."""
     pointer = any(c in "PQ" for c in params)
-    spaces: list[str | None] = [*SPACES, "__generic"] if pointer else [None]
     text = {"double": [], "float": [], "half": []}
-    for space in spaces:
+    for space in [*SPACES, "__generic"] if pointer else [None]:
         chunk = {"double": "", "float": "", "half": ""}
         for w in WIDTHS:
             for form in [params] + ([params.replace("i", "k")] if scalar_int and w else []):
-                chunk["double"] += _double(name, form, ret, w, space)
+                chunk["double"] += _define(name, form, ret, w, space)
                 for scalar in ("float", "half"):
                     chunk[scalar] += _forward(name, scalar, form, ret, w, space)
         for scalar, body in chunk.items():

@@ -22,10 +22,10 @@ need not be correctly rounded.
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import guarded
-from vkcl.compiler.prelude.fp64_common import BITS, HELPER, once
+from vkcl.compiler.prelude.fp64_common import BITS, HELPER, INTERNAL, once
 from vkcl.compiler.prelude.fp64_tables import TABLES
 
-H = HELPER
+H, I = HELPER, INTERNAL
 
 
 def lit(v: float) -> str:
@@ -101,7 +101,7 @@ ARITH = BITS + once("DD", guarded("double", f"""
   return __vkcl_dd_fast(p.x, p.y + c);
 }}
 /* a / b, each quotient digit from the exact residual */
-{H} double2 __vkcl_dd_div(double2 a, double2 b) {{
+{I} double2 __vkcl_dd_div(double2 a, double2 b) {{
   double q1 = a.x / b.x;
   double2 r = __vkcl_dd_add(a, -__vkcl_dd_mul_d(b, q1));
   double q2 = r.x / b.x;
@@ -117,7 +117,7 @@ _LOG_TAIL = TABLES["log_tail"]
 # and ln m, for log2 and log10 to scale separately.
 LOG = ARITH + once("LOG", guarded("double", f"""
 /* x = 2^e m, m in [sqrt(1/2), sqrt(2)); returns ln m as a double-double, e through *e */
-{H} double2 __vkcl_dd_log_m(double x, int *e) {{
+{I} double2 __vkcl_dd_log_m(double x, int *e) {{
   int k = 0;
   if (x < 0x1p-1022) {{ x = x * 0x1p54; k = -54; }}
   uint hi = as_uint2(x).y;
@@ -135,7 +135,7 @@ LOG = ARITH + once("LOG", guarded("double", f"""
   t = __vkcl_dd_mul(u, t);
   return t * 2.0;
 }}
-{H} double2 __vkcl_dd_log(double x) {{
+{I} double2 __vkcl_dd_log(double x) {{
   int e;
   double2 l = __vkcl_dd_log_m(x, &e);
   return __vkcl_dd_add(__vkcl_dd_mul_d({dd('ln2')}, (double)e), l);
@@ -145,7 +145,7 @@ LOG = ARITH + once("LOG", guarded("double", f"""
 _EXP_TAIL = TABLES["exp_tail"]
 # exp of a double-double x, |x.hi| < 746, as (v, k): exp(x) = (v.hi + v.lo) 2^k.
 EXP = ARITH + once("EXP", guarded("double", f"""
-{H} double2 __vkcl_dd_exp_k(double2 x, int *k) {{
+{I} double2 __vkcl_dd_exp_k(double2 x, int *k) {{
   double kd = rint(x.x * {lit(TABLES['inv_ln2'][0])});
   *k = (int)kd;
   double2 r = __vkcl_dd_add(x, -__vkcl_dd_mul_d({dd('ln2')}, kd));

@@ -16,12 +16,13 @@ from vkcl.compiler.prelude.fp64_common import HELPER, INTERNAL, Part, once, over
 from vkcl.compiler.prelude.fp64_dd import EXP, LOG, dd
 
 F, H = INTERNAL, HELPER
+I = F
 NAN, INF = "__vkcl_fp64_nan()", "__vkcl_fp64_inf()"
 
 # pow's kernels: exp(y ln|x|) with y ln|x| in double-double.
 _POW = LOG + EXP + once("POW", guarded("double", f"""
 /* exp(z) of a double-double z */
-{H} double __vkcl_dd_exp(double2 z) {{
+{I} double __vkcl_dd_exp(double2 z) {{
   if (z.x > 710.0) return {INF};
   if (z.x < -746.0) return 0.0;
   int k;
@@ -29,7 +30,7 @@ _POW = LOG + EXP + once("POW", guarded("double", f"""
   return __vkcl_dd_ldexp(v, k);
 }}
 /* |x|^y, finite x != 0, finite y */
-{H} double __vkcl_dd_powy(double ax, double y) {{
+{I} double __vkcl_dd_powy(double ax, double y) {{
   double2 l = __vkcl_dd_log(ax);
   double z = l.x * y;  /* out of range (y huge included): no double-double product needed */
   if (l.x == 0.0) return 1.0;  /* |x| = 1: y may be too large to split */
@@ -37,7 +38,7 @@ _POW = LOG + EXP + once("POW", guarded("double", f"""
   return __vkcl_dd_exp(__vkcl_dd_mul_d(l, y));
 }}
 /* pow with C99 Annex F's special values */
-{H} double __vkcl_dd_pow_c99(double x, double y) {{
+{I} double __vkcl_dd_pow_c99(double x, double y) {{
   if (y == 0.0 || x == 1.0) return 1.0;
   if (__vkcl_fp64_isnan(x) || __vkcl_fp64_isnan(y)) return x + y;
   double ax = __vkcl_fp64_abs(x), ay = __vkcl_fp64_abs(y);

@@ -16,6 +16,7 @@ from vkcl.compiler.prelude.common import guarded
 from vkcl.compiler.prelude.fp64_common import BITS, HELPER, INTERNAL, Part, once, overload_set
 
 H, F = HELPER, INTERNAL
+I = F
 
 # A finite nonzero double as (significand in [2^52, 2^53), exponent e): |x| = m 2^(e - 1075).
 _UNPACK = once("UNPACK", guarded("double", f"""
@@ -33,7 +34,7 @@ _UNPACK = once("UNPACK", guarded("double", f"""
 # (|x| rem |y| to the nearest quotient or toward zero, the quotient's low 7 bits) for finite x,
 # y, y != 0; the remainder carries x's sign.
 _REM = _UNPACK + once("REM", guarded("double", f"""
-{H} double2 __vkcl_fp64_rem(double x, double y, int nearest) {{
+{I} double2 __vkcl_fp64_rem(double x, double y, int nearest) {{
   double ax = __vkcl_fp64_abs(x), ay = __vkcl_fp64_abs(y);
   if (x == 0.0) return (double2)(x, 0.0);
   int ex, ey;

@@ -25,6 +25,7 @@ from vkcl.compiler.prelude.fp64_dd import ARITH, EXP, LOG, dd, horner, lit
 from vkcl.compiler.prelude.fp64_tables import TABLES
 
 F, H = INTERNAL, HELPER
+I = F
 NAN, INF = "__vkcl_fp64_nan()", "__vkcl_fp64_inf()"
 
 
@@ -43,17 +44,18 @@ _ERF = EXP + once("ERF", guarded("double", f"""
   double u = x * x;
   return x * {horner('u', TABLES['erf_small'])};
 }}
-{H} double __vkcl_dd_erfc_g(double a) {{
+{I} double __vkcl_dd_erfc_g(double a) {{
 {_erfc_g()}
 }}
 /* erfc(a) for 1/2 <= a < 27.3, as (v, k): erfc(a) = v 2^k */
-{H} double2 __vkcl_dd_erfc_k(double a, int *k) {{
+{I} double2 __vkcl_dd_erfc_k(double a, int *k) {{
   double2 v = __vkcl_dd_exp_k(-__vkcl_dd_2mul(a, a), k);
   return __vkcl_dd_mul_d(v, __vkcl_dd_erfc_g(a));
 }}
 """))
 
-_GAMMA = LOG + EXP + once("GAMMA", guarded("double", f"""
+# Each heavy kernel (log, exp, Stirling) is called once per builtin: every call is inlined.
+_GAMMA = LOG + once("GAMMA", guarded("double", f"""
 /* 1/gamma(1 + t), -1/2 <= t <= 1 */
 {H} double __vkcl_dd_rgamma(double t) {{ return {horner('t', TABLES['rgamma'])}; }}
 /* sin(pi x) for finite x: r = x - rint(x) is exact, |r| <= 1/2 */
@@ -64,32 +66,23 @@ _GAMMA = LOG + EXP + once("GAMMA", guarded("double", f"""
   double s = r * {horner('u', TABLES['sinpi'])};
   return trunc(n * 0.5) != n * 0.5 ? -s : s;
 }}
-/* ln gamma(x) - ((x - 1/2) ln x - x + ln(2 pi)/2) for x >= 10: Stirling's series */
-{H} double __vkcl_dd_stirling(double x) {{
-  double w = 1.0 / x;
+/* ln gamma(y) for y >= 10 from ln y (a double-double): Stirling's series */
+{I} double2 __vkcl_dd_stirling(double y, double2 ln_y) {{
+  double w = 1.0 / y;
   double u = w * w;
-  return w * {horner('u', TABLES['stirling'])};
-}}
-/* ln gamma(x) for x >= 10, as a double-double */
-{H} double2 __vkcl_dd_lgamma_big(double x) {{
-  double2 l = __vkcl_dd_mul(__vkcl_dd_log(x), __vkcl_dd_2sum(x, -0.5));
+  double2 l = __vkcl_dd_mul(ln_y, __vkcl_dd_2sum(y, -0.5));
   l = __vkcl_dd_add(l, {dd('half_ln_2pi')});
-  l = __vkcl_dd_add_d(l, -x);
-  return __vkcl_dd_add_d(l, __vkcl_dd_stirling(x));
+  l = __vkcl_dd_add_d(l, -y);
+  return __vkcl_dd_add_d(l, w * {horner('u', TABLES['stirling'])});
 }}
-/* gamma(x) for 1/2 <= x <= 185, as (v, k): gamma(x) = v 2^k */
-{H} double2 __vkcl_dd_gamma_k(double x, int *k) {{
-  *k = 0;
-  if (x >= 10.0) return __vkcl_dd_exp_k(__vkcl_dd_lgamma_big(x), k);
-  double n = floor(x);
-  if (x < 1.5) n = 1.0;
-  double2 v = __vkcl_dd_div((double2)(1.0, 0.0), (double2)(__vkcl_dd_rgamma(x - n), 0.0));
-  for (double j = 1.0; j < n; j = j + 1.0) v = __vkcl_dd_mul_d(v, x - j);
+/* gamma(y) for 0 < y < 10 as a double-double: 1/(y R(y)) below 1/2, else the recurrence
+   gamma(y) = (y - 1) ... (y - n + 1) / R(y - n), its factors exact */
+{I} double2 __vkcl_dd_gamma_small(double y) {{
+  if (y < 0.5) return __vkcl_dd_div((double2)(1.0, 0.0), __vkcl_dd_2mul(y, __vkcl_dd_rgamma(y)));
+  double n = y < 1.5 ? 1.0 : floor(y);
+  double2 v = __vkcl_dd_div((double2)(1.0, 0.0), (double2)(__vkcl_dd_rgamma(y - n), 0.0));
+  for (double j = 1.0; j < n; j = j + 1.0) v = __vkcl_dd_mul_d(v, y - j);
   return v;
-}}
-/* 1/(x R(x)) = gamma(x) for -1/2 < x < 1/2, x != 0, as a double-double */
-{H} double2 __vkcl_dd_gamma_small(double x) {{
-  return __vkcl_dd_div((double2)(1.0, 0.0), __vkcl_dd_2mul(x, __vkcl_dd_rgamma(x)));
 }}
 /* ln of a positive double-double */
 {H} double2 __vkcl_dd_log_dd(double2 v) {{ return __vkcl_dd_add_d(__vkcl_dd_log(v.x), v.y / v.x); }}
@@ -100,54 +93,54 @@ _TGAMMA = f"""{F} double __vkcl_fp64_tgamma(double x) {{
   if (__vkcl_fp64_isinf(x)) return x > 0.0 ? x : {NAN};
   if (x == 0.0) return __vkcl_fp64_copysign({INF}, x);
   if (x > 171.7) return {INF};
-  int k;
+  double y = __vkcl_fp64_abs(x);
+  if (y < 0x1p-60) return 1.0 / x;  /* 1/x - euler's constant + ... */
+  if (x < 0.0 && trunc(x) == x) return {NAN};
+  if (x < -190.0) return trunc(floor(x) * 0.5) == floor(x) * 0.5 ? 0.0 : -0.0;
+  if (y < 0.5) {{ double2 v = __vkcl_dd_gamma_small(x); return v.x + v.y; }}
+  /* gamma(y) = v 2^k */
+  int k = 0;
   double2 v;
-  if (x >= 0.5) {{
-    v = __vkcl_dd_gamma_k(x, &k);
-    return __vkcl_dd_ldexp(v, k);
+  if (y < 10.0) v = __vkcl_dd_gamma_small(y);
+  else v = __vkcl_dd_exp_k(__vkcl_dd_stirling(y, __vkcl_dd_log(y)), &k);
+  if (x < 0.0) {{  /* gamma(x) = -pi / (x sin(pi x) gamma(-x)) */
+    v = __vkcl_dd_div(-{dd('pi')}, __vkcl_dd_mul(v, __vkcl_dd_2mul(x, __vkcl_dd_sinpi(x))));
+    k = -k;
   }}
-  if (__vkcl_fp64_abs(x) < 0x1p-60) return 1.0 / x;  /* 1/x - euler's constant + ... */
-  if (x > -0.5) {{
-    v = __vkcl_dd_gamma_small(x);
-    return v.x + v.y;
-  }}
-  if (trunc(x) == x) return {NAN};
-  double positive = trunc(floor(x) * 0.5) == floor(x) * 0.5 ? 1.0 : -1.0;
-  if (x < -190.0) return positive * 0.0;
-  /* gamma(x) = -pi / (x sin(pi x) gamma(-x)) */
-  v = __vkcl_dd_gamma_k(-x, &k);
-  v = __vkcl_dd_mul(v, __vkcl_dd_2mul(x, __vkcl_dd_sinpi(x)));
-  v = __vkcl_dd_div(-{dd('pi')}, v);
-  return __vkcl_dd_ldexp(v, -k);
+  return __vkcl_dd_ldexp(v, k);
 }}
 """
 
+# (ln |gamma(x)|, the sign of gamma(x): 0 at its poles); one logarithm but for x <= -10
 _LGAMMA = _GAMMA + once("LGAMMA", guarded("double", f"""
-/* ln |gamma(x)| for finite x > 0, as a double-double */
-{H} double2 __vkcl_dd_lgamma_pos(double x) {{
-  if (x >= 10.0) return __vkcl_dd_lgamma_big(x);
-  double t = x - 1.0;
-  if (__vkcl_fp64_abs(t) <= 0.2) return __vkcl_dd_2mul(t, {horner('t', TABLES['lgamma1'])});
-  t = x - 2.0;
-  if (__vkcl_fp64_abs(t) <= 0.2) return __vkcl_dd_2mul(t, {horner('t', TABLES['lgamma2'])});
-  if (x < 0x1p-60) return -__vkcl_dd_log(x);
-  int k;
-  double2 v = x < 0.5 ? __vkcl_dd_gamma_small(x) : __vkcl_dd_gamma_k(x, &k);
-  return __vkcl_dd_log_dd(v);
-}}
-/* (ln |gamma(x)|, the sign of gamma(x): 0 at its poles) */
-{H} double2 __vkcl_dd_lgamma_r(double x) {{
+{I} double2 __vkcl_dd_lgamma_r(double x) {{
   if (__vkcl_fp64_isnan(x)) return (double2)(x, 0.0);
   if (__vkcl_fp64_isinf(x)) return (double2)({INF}, x > 0.0 ? 1.0 : 0.0);
   if (x > {lit(TABLES['lgamma_overflow'])}) return (double2)({INF}, 1.0);
-  if (x > 0.0) {{ double2 l = __vkcl_dd_lgamma_pos(x); return (double2)(l.x + l.y, 1.0); }}
-  if (trunc(x) == x) return (double2)({INF}, 0.0);
-  double sign = trunc(floor(x) * 0.5) == floor(x) * 0.5 ? 1.0 : -1.0;
-  if (x > -0x1p-60) {{ double2 l = __vkcl_dd_log(-x); return (double2)(-(l.x + l.y), sign); }}
-  /* ln |gamma(x)| = ln pi - ln |x sin(pi x)| - ln gamma(-x) */
-  double2 l = __vkcl_dd_log_dd(__vkcl_dd_2mul(-x, __vkcl_fp64_abs(__vkcl_dd_sinpi(x))));
-  l = __vkcl_dd_add(-l, -__vkcl_dd_lgamma_pos(-x));
-  l = __vkcl_dd_add(l, {dd('ln_pi')});
+  if (x <= 0.0 && trunc(x) == x) return (double2)({INF}, 0.0);
+  double sign = x > 0.0 || trunc(floor(x) * 0.5) == floor(x) * 0.5 ? 1.0 : -1.0;
+  double y = __vkcl_fp64_abs(x);
+  /* the zeros at 1 and 2: Taylor series */
+  double t = x - 1.0;
+  if (__vkcl_fp64_abs(t) <= 0.2) {{ double2 l = __vkcl_dd_2mul(t, {horner('t', TABLES['lgamma1'])}); return (double2)(l.x + l.y, 1.0); }}
+  t = x - 2.0;
+  if (__vkcl_fp64_abs(t) <= 0.2) {{ double2 l = __vkcl_dd_2mul(t, {horner('t', TABLES['lgamma2'])}); return (double2)(l.x + l.y, 1.0); }}
+  /* w: what is taken the logarithm of; below 10, with the reflection's pi / |x sin(pi x)| */
+  double2 w = (double2)(y, 0.0);
+  int big = y >= 10.0;
+  if (y >= 0x1p-60 && !big) w = __vkcl_dd_gamma_small(y);
+  if (x < 0.0 && y >= 0x1p-60) {{
+    double2 r = __vkcl_dd_2mul(y, __vkcl_fp64_abs(__vkcl_dd_sinpi(x)));  /* |x sin(pi x)| */
+    if (big) r = __vkcl_dd_div((double2)(1.0, 0.0), r);
+    else w = __vkcl_dd_mul(w, r);
+    w = big ? r : __vkcl_dd_div({dd('pi')}, w);
+  }}
+  double2 l = __vkcl_dd_log_dd(w);
+  if (y < 0x1p-60) l = -l;  /* ln |gamma(x)| = -ln |x| - euler's constant x + ... */
+  else if (big) {{
+    double2 st = __vkcl_dd_stirling(y, x > 0.0 ? l : __vkcl_dd_log(y));
+    l = x > 0.0 ? st : __vkcl_dd_add(__vkcl_dd_add(l, {dd('ln_pi')}), -st);
+  }}
   return (double2)(l.x + l.y, sign);
 }}
 """))
@@ -199,7 +192,7 @@ _SCALARS = {
   return c.x + c.y;
 }}
 """),
-    "tgamma": (_GAMMA, "g", _TGAMMA),
+    "tgamma": (EXP + _GAMMA, "g", _TGAMMA),
     "lgamma": (_LGAMMA, "g", f"{F} double __vkcl_fp64_lgamma(double x) {{ return __vkcl_dd_lgamma_r(x).x; }}\n"),
     "lgamma_r": (_LGAMMA, "gQ", f"{F} double2 __vkcl_fp64_lgamma_r(double x) {{ return __vkcl_dd_lgamma_r(x); }}\n"),
     "hypot": (ARITH + ILOGB, "gg", _HYPOT),
