@@ -54,12 +54,21 @@ demo: build
 test: build
 	$(VPY) -m pytest -q tests
 
+# Self-contained: the package, its built-in kernels, its run-time Python packages and a library
+# built for them go to $(PREFIX)/lib/vkcl, so the checkout can go. The loader's .icd goes to
+# /etc/OpenCL/vendors for the system prefixes, else under the prefix (nothing outside it).
+LIBDIR = $(PREFIX)/lib/vkcl
+ICD_DIR = $(if $(filter /usr/local /usr,$(PREFIX)),/etc/OpenCL/vendors,$(PREFIX)/etc/OpenCL/vendors)
+INSTALL_SUDO = $(if $(filter /usr/local /usr,$(PREFIX)),$(SUDO),)
+
 install: build
-	$(SUDO) install -D -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/vkcl/libvkcl.so
-	$(SUDO) install -D -m 644 etc/OpenCL/vendors/vkcl.icd $(DESTDIR)/etc/OpenCL/vendors/vkcl.icd
+	$(INSTALL_SUDO) $(VPY) icd/install.py --libdir $(LIBDIR) --destdir "$(DESTDIR)"
+	$(INSTALL_SUDO) mkdir -p $(DESTDIR)$(ICD_DIR)
+	echo $(LIBDIR)/libvkcl.so | $(INSTALL_SUDO) tee $(DESTDIR)$(ICD_DIR)/vkcl.icd >/dev/null
 
 uninstall:
-	$(SUDO) rm -f $(DESTDIR)$(PREFIX)/lib/vkcl/libvkcl.so $(DESTDIR)/etc/OpenCL/vendors/vkcl.icd
+	$(INSTALL_SUDO) $(VPY) icd/install.py --libdir $(LIBDIR) --destdir "$(DESTDIR)" --uninstall
+	$(INSTALL_SUDO) rm -f $(DESTDIR)$(ICD_DIR)/vkcl.icd
 
 bench: build
 	$(VPY) bench/run.py $(BENCH_ARGS)

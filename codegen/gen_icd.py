@@ -187,8 +187,8 @@ def snake(cl_name: str) -> str:
 def style(entry: dict) -> str:
     """How the thunk reports errors: 'status' (returns cl_int), 'create' (errcode_ret), 'plain'."""
     params = entry["params"]
-    if params and re.fullmatch(r"cl_int\s*\*\s*a\d+", params[-1]["decl"]) and entry["ret"] != "cl_int":
-        return "create"  # the last parameter is errcode_ret, whatever the header calls it
+    if params and re.fullmatch(r"(?:cl_)?int\s*\*\s*a\d+", params[-1]["decl"]) and entry["ret"] != "cl_int":
+        return "create"  # the last parameter is errcode_ret, whatever the header calls it (GL entries: int *)
     return "status" if entry["ret"] == "cl_int" else "plain"
 
 
@@ -340,9 +340,11 @@ def emit_glue(entries: list[dict], banner: str) -> str:
             guard = f"VKCL_ENSURE_STARTED({fail})"
         fast = FAST_PATHS.get(e["name"])
         fast_lines = [f"    {e['ret']} fast_ret;", f"    if ({fast}(&fast_ret, {args})) return fast_ret;"] if fast else []
+        call = f"vkcl_py_{e['name']}({args})"
+        body = ([f"    {call};", "    VKCL_PYERR_RESTORE;"] if e["ret"] == "void" else
+                [f"    {e['ret']} ret = {call};", "    VKCL_PYERR_RESTORE;", "    return ret;"])
         out += [f"static {e['ret']} CL_API_CALL vkcl_{e['name']}({params}) {{",
-                f"    {guard};", *fast_lines,
-                f"    {ret}vkcl_py_{e['name']}({args});",
+                f"    {guard};", *fast_lines, "    VKCL_PYERR_SAVE;", *body,
                 "}",
                 f"VKCL_EXPORT {e['ret']} CL_API_CALL {e['name']}({params}) {{",
                 f"    {ret}vkcl_{e['name']}({args});",

@@ -2,9 +2,14 @@
 
 The library embeds the interpreter that runs this script: its libpython, its home and
 the virtualenv's site-packages are recorded in the library (design brief, facts 1-2).
+
+For an install (icd/install.py): --root (where the vkcl package will be), --site (its
+packages), --python (the interpreter of its helper processes) and --output (the directory to
+write libvkcl.so and the package's _build_info.py to) describe the installed layout instead.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import site
 import sys
@@ -18,21 +23,21 @@ BUILD = ROOT / "build"
 MODULE = "_vkcl_icd"
 
 
-def build_info() -> dict[str, str]:
+def build_info(root: Path = ROOT, site_packages: str | None = None, python: str | None = None) -> dict[str, str]:
     libdir = sysconfig.get_config_var("LIBDIR")
     ldlibrary = sysconfig.get_config_var("LDLIBRARY")
     if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
         sys.exit(f"vkcl: {sys.executable} has no shared libpython; the ICD needs one to embed Python")
     return {
-        "PYTHON": sys.executable,
+        "PYTHON": python or sys.executable,
         "PYTHONHOME": sys.base_prefix,
         "LIBPYTHON": str(Path(libdir) / ldlibrary),
         "LIBDIR": libdir,
-        "SITE_PACKAGES": site.getsitepackages()[0],
-        "ROOT": str(ROOT),
+        "SITE_PACKAGES": site_packages or site.getsitepackages()[0],
+        "ROOT": str(root),
         # Packages installed beside the interpreter's own (a machine without a registry, where
         # wheels were unpacked to a directory on PYTHONPATH) are found the same way at run time.
-        "EXTRA_PATHS": [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p],
+        "EXTRA_PATHS": [] if site_packages else [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p],
         "VERSION": f"{sys.version_info[0]}.{sys.version_info[1]}",
     }
 
@@ -62,7 +67,13 @@ icd_entry.start(ffi, lib, _INFO)
 
 
 def main() -> None:
-    info = build_info()
+    ap = argparse.ArgumentParser(description="build vkcl's ICD library")
+    ap.add_argument("--root", type=Path, default=ROOT)
+    ap.add_argument("--site")
+    ap.add_argument("--python")
+    ap.add_argument("--output", type=Path, help="install layout: where libvkcl.so and vkcl/ go")
+    args = ap.parse_args()
+    info = build_info(args.root, args.site, args.python)
     gen = ROOT / "icd" / "_gen"
     ffi = cffi.FFI()
     ffi.cdef((gen / "cdef.h").read_text())
@@ -72,19 +83,25 @@ def main() -> None:
         MODULE,
         (ROOT / "icd" / "vkcl_icd.c").read_text(),
         include_dirs=[str(ROOT / "icd")],
-        define_macros=[("VKCL_LIBPYTHON", f'"{info["LIBPYTHON"]}"'), ("VKCL_PYTHONHOME", f'"{info["PYTHONHOME"]}"')],
+        define_macros=[("VKCL_LIBPYTHON", f'"{info["LIBPYTHON"]}"'), ("VKCL_PYTHONHOME", f'"{info["PYTHONHOME"]}"'),
+                       ("VKCL_PYTHON_VERSION", f'"{info["VERSION"]}"'),
+                       ("VKCL_SITE_PACKAGES", f'"{info["SITE_PACKAGES"]}"')],
         extra_compile_args=["-fvisibility=hidden", "-O2", "-Wno-unused-function", "-Wno-array-parameter"],
         extra_link_args=["-Wl,-Bsymbolic", f"-Wl,-rpath,{info['LIBDIR']}"],
         libraries=["dl"],
     )
     BUILD.mkdir(exist_ok=True)
-    lib = ffi.compile(tmpdir=str(BUILD / "icd"), target="libvkcl.so", verbose=bool(os.environ.get("V")))
-    lib_path = BUILD / "libvkcl.so"
+    tmpdir = BUILD / ("icd-install" if args.output else "icd")
+    lib = ffi.compile(tmpdir=str(tmpdir), target="libvkcl.so", verbose=bool(os.environ.get("V")))
+    out = args.output or BUILD
+    lib_path = out / "libvkcl.so"
     os.replace(lib, lib_path)
-    vendors = BUILD / "vendors"
-    vendors.mkdir(exist_ok=True)
-    (vendors / "vkcl.icd").write_text(f"{lib_path}\n")
-    (ROOT / "vkcl" / "_build_info.py").write_text(
+    if not args.output:
+        vendors = BUILD / "vendors"
+        vendors.mkdir(exist_ok=True)
+        (vendors / "vkcl.icd").write_text(f"{lib_path}\n")
+    package = (args.output or ROOT) / "vkcl"
+    (package / "_build_info.py").write_text(
         '"""Written by icd/build.py: the interpreter the ICD embeds."""\n'
         + "".join(f"{k} = {v!r}\n" for k, v in info.items()))
     print(f"built {lib_path}")

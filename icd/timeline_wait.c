@@ -16,6 +16,7 @@
 
 #define VKCL_BUSY_NS 50000  /* polled without yielding: a short kernel, a round trip */
 #define VKCL_VK_TIMEOUT 2
+#define VKCL_WAIT_SLICE_NS 1000000000ull
 
 static uint64_t vkcl_now_ns(void)
 {
@@ -46,5 +47,19 @@ int32_t vkcl_wait_timeline(void *get, void *wait, void *device, void *semaphore,
     }
     vkcl_VkSemaphoreWaitInfo info = {VKCL_ST_SEMAPHORE_WAIT_INFO, NULL, 0, 1, (const void *const *)&semaphore,
                                      &value};
-    return ((vkcl_PFN_WaitSemaphores)wait)(device, &info, timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns - elapsed);
+    if (timeout_ns != UINT64_MAX)
+        return ((vkcl_PFN_WaitSemaphores)wait)(device, &info, timeout_ns - elapsed);
+    /* No timeout: sleep a second at a time and read the counter in between, which is where a
+     * driver reports a lost device (seen on NVIDIA: a wait without a timeout did not return
+     * after a kernel's fault). */
+    for (;;) {
+        vkcl_VkResult r = ((vkcl_PFN_WaitSemaphores)wait)(device, &info, VKCL_WAIT_SLICE_NS);
+        if (r != VKCL_VK_TIMEOUT)
+            return r;
+        r = ((vkcl_PFN_GetSemaphoreCounterValue)get)(device, semaphore, &seen);
+        if (r < 0)
+            return r;
+        if (seen >= value)
+            return 0;
+    }
 }

@@ -15,9 +15,12 @@
 #define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 #include <CL/cl_icd.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define VKCL_EXPORT __attribute__((visibility("default")))
 
@@ -49,12 +52,35 @@ int vkcl_set_pythonhome;
 
 void vkcl_set_ready(int ready) { vkcl_ready = ready; }
 
+/* fork() after vkcl started: the child inherits vkcl's objects but none of its threads, nor the
+ * Vulkan driver's (lavapipe's workers; NVIDIA's driver does not survive a fork at all), and
+ * waiting for them hangs (seen: a child's plain exit() waited for ever on a lavapipe condition
+ * variable). So in such a child every entry point fails at once, one line on stderr says why,
+ * and exit() does none of vkcl's work. A child forked before vkcl started is not affected. */
+static volatile int vkcl_forked;
+
+static void vkcl_after_fork_in_child(void)
+{
+    if (vkcl_ready)
+        vkcl_forked = 1;
+}
+
 static void vkcl_py_at_exit(void);
 
 /* exit() in a C host: let vkcl stop its threads while the driver is still loaded. A Python
- * host has finalised its interpreter by now (vkcl's Python atexit handler did the work). */
-static void vkcl_on_exit(void)
+ * host has finalised its interpreter by now (vkcl's Python atexit handler did the work).
+ * In a child forked after vkcl started, exit() ends here, with the child's exit status: the
+ * drivers' exit handlers and destructors, which run after this, would tear down GPU state
+ * the fork shares with the parent through its file descriptors (seen on NVIDIA: the child
+ * crashed in them, and the parent then hung). Handlers registered before vkcl started do not
+ * run in such a child either. */
+static void vkcl_on_exit(int status, void *arg)
 {
+    (void)arg;
+    if (vkcl_forked) {
+        fflush(NULL);
+        _exit(status);
+    }
     if (vkcl_ready && Py_IsInitialized())
         vkcl_py_at_exit();
 }
@@ -66,25 +92,103 @@ void vkcl_register_exit(void)
     static int registered;
     if (!registered) {
         registered = 1;
-        atexit(vkcl_on_exit);
+        on_exit(vkcl_on_exit, NULL);
     }
+}
+
+/* A Python already running in the process (pyopencl's, numba's) must be the minor version vkcl
+ * embeds: two versions' runtimes in one process do not work (seen: Python 3.12 spun for ever in
+ * cffi's start-up). Such a process gets one line on stderr and no platform. The symbols are
+ * looked up in the process, where the host's Python comes before the libpython vkcl loaded. */
+static int vkcl_host_python_ok(void)
+{
+    int (*initialized)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    const char *(*version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    if (!initialized || !version || !initialized())
+        return 1;
+    const char *v = version();
+    size_t n = strlen(VKCL_PYTHON_VERSION);
+    if (strncmp(v, VKCL_PYTHON_VERSION, n) == 0 && (v[n] == '.' || v[n] == ' ' || v[n] == '\0'))
+        return 1;
+    static int told;
+    if (!told) {
+        told = 1;
+        fprintf(stderr, "vkcl: this process runs Python %.*s but vkcl was built for Python %s, which it embeds; "
+                "two Pythons cannot share a process, so vkcl reports no platform here. Build vkcl with this "
+                "Python (make build PYTHON=...) to use it from this program.\n", (int)strcspn(v, " "), v,
+                VKCL_PYTHON_VERSION);
+    }
+    return 0;
+}
+
+/* A host Python of the right version without cffi (a virtualenv holding only pyopencl): cffi's
+ * start-up imports _cffi_backend before vkcl's own code can add its packages to sys.path, so
+ * it is imported here from vkcl's site-packages, which stay after the host's own on sys.path. */
+static void vkcl_import_cffi_backend(void)
+{
+    if (!Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *saved_type, *saved_value, *saved_tb;
+    PyErr_Fetch(&saved_type, &saved_value, &saved_tb);
+    PyObject *m = PyImport_ImportModule("_cffi_backend");
+    if (m == NULL) {
+        PyErr_Clear();
+        PyObject *path = PySys_GetObject("path"), *dir = PyUnicode_FromString(VKCL_SITE_PACKAGES);
+        if (path && dir && PyList_Append(path, dir) == 0)
+            m = PyImport_ImportModule("_cffi_backend");
+        PyErr_Clear();
+        Py_XDECREF(dir);
+    }
+    Py_XDECREF(m);
+    PyErr_Restore(saved_type, saved_value, saved_tb);
+    PyGILState_Release(g);
 }
 
 static int vkcl_start(void)
 {
+    if (vkcl_forked) {
+        static int told;
+        if (!told) {
+            told = 1;
+            fputs("vkcl: this process was fork()ed after vkcl started, and vkcl cannot run in the child "
+                  "(its threads and the Vulkan driver's are gone): every OpenCL call fails. Use OpenCL in "
+                  "the parent, or start the child with exec().\n", stderr);
+        }
+        return 0;
+    }
+    if (!vkcl_host_python_ok())
+        return 0;
+    vkcl_import_cffi_backend();
     if (cffi_start_python() != 0)
         return 0;
     return vkcl_ready;
 }
 
+/* A Python host may call an entry point with an exception set on its thread: pyopencl releases
+ * events from destructors while a TypeError unwinds. Python code run then fails at its first
+ * attribute lookup (vkcl answered CL_OUT_OF_HOST_MEMORY, the host saw "error return without
+ * exception set"), so the exception is put aside for the call and set again after it. Only a
+ * thread holding the GIL can have one; a C host's threads pay two cheap checks. */
+#define VKCL_PYERR_SAVE                                              \
+    PyObject *vkcl_err_type = NULL, *vkcl_err_value = NULL, *vkcl_err_tb = NULL; \
+    int vkcl_err_held = PyGILState_Check() && PyErr_Occurred() != NULL; \
+    if (vkcl_err_held)                                               \
+        PyErr_Fetch(&vkcl_err_type, &vkcl_err_value, &vkcl_err_tb)
+#define VKCL_PYERR_RESTORE                                           \
+    do {                                                            \
+        if (vkcl_err_held)                                          \
+            PyErr_Restore(vkcl_err_type, vkcl_err_value, vkcl_err_tb); \
+    } while (0)
+
 #define VKCL_ENSURE_STARTED(fail)                                   \
     do {                                                            \
-        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start())      \
+        if (__builtin_expect(!vkcl_ready || vkcl_forked, 0) && !vkcl_start()) \
             return fail;                                            \
     } while (0)
 #define VKCL_ENSURE_STARTED_ERRCODE(errcode_ret, code, fail)        \
     do {                                                            \
-        if (__builtin_expect(!vkcl_ready, 0) && !vkcl_start()) {    \
+        if (__builtin_expect(!vkcl_ready || vkcl_forked, 0) && !vkcl_start()) { \
             if (errcode_ret)                                        \
                 *(errcode_ret) = (code);                            \
             return fail;                                            \
@@ -97,6 +201,7 @@ static int vkcl_start(void)
 __attribute__((constructor)) static void vkcl_on_load(void)
 {
     dlopen(VKCL_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    pthread_atfork(NULL, NULL, vkcl_after_fork_in_child);
     if (!Py_IsInitialized() && getenv("PYTHONHOME") == NULL) {
         setenv("PYTHONHOME", VKCL_PYTHONHOME, 0);
         vkcl_set_pythonhome = 1;

@@ -2,6 +2,8 @@
 
   python -m vkcl compile foo.cl [-o foo.spv] [--descriptor-map foo.csv] [--device-caps CAPS]
                          [--strip-reflection] [BUILD OPTIONS...]
+  python -m vkcl info [--json]
+  python -m vkcl trace [-o trace.json] [--plot timeline.svg] -- <command> [args...]
 
 compile: OpenCL C to Vulkan SPIR-V through vkcl's compiler (clspv in a worker process), and
 optionally clspv's CSV descriptor map. BUILD OPTIONS are OpenCL build options (-D, -I,
@@ -9,6 +11,13 @@ optionally clspv's CSV descriptor map. BUILD OPTIONS are OpenCL build options (-
 physical addressing, 128 bytes of push constants, fp16/fp64/int8/int64 on (the keys are the
 fields of vkcl.compiler.DeviceCaps). Exits 1 with the build log when the build fails, 2 on
 bad usage.
+
+info: what clinfo says of vkcl's devices, plus the Vulkan device and driver behind each, the
+Vulkan features each OpenCL feature rests on, what is emulated, what is missing and why, and
+the program cache (vkcl/info_report.py); --json for scripts.
+
+trace: runs any OpenCL program on vkcl and writes a Chrome trace / Perfetto JSON of its API
+calls, compiles, submissions and GPU execution (vkcl/trace.py, trace_view.py).
 """
 from __future__ import annotations
 
@@ -98,7 +107,17 @@ def cmd_compile(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"compile": cmd_compile}
+def cmd_info(argv: list[str]) -> int:
+    from vkcl import info_report
+    return info_report.main(argv)
+
+
+def cmd_trace(argv: list[str]) -> int:
+    from vkcl import trace_view
+    return trace_view.main(argv)
+
+
+COMMANDS = {"compile": cmd_compile, "info": cmd_info, "trace": cmd_trace}
 
 
 def main(argv: list[str] | None = None) -> int:

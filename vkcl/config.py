@@ -28,6 +28,8 @@ SETTINGS = [
     Setting("log_file", str, "", "write the log to this file instead of stderr"),
     Setting("cache", _bool, True, "use the on-disk program cache"),
     Setting("cache_dir", str, "", "program cache directory (default $XDG_CACHE_HOME/vkcl)"),
+    Setting("cache_max_file_mb", int, 64, "the largest program-cache entry or pipeline-cache file vkcl reads or "
+            "writes (MiB); larger ones are misses, so a planted or damaged file costs at most this much memory"),
     Setting("clspv", str, "", "an external clspv executable to compile with instead of pyclspv"),
     Setting("clspv_library", str, "", "a shared object exporting clspv's C API (default: pyclspv's module)"),
     Setting("clspv_options", str, "", "more clspv options for every compile (tuning and diagnosis; part of "
@@ -36,6 +38,8 @@ SETTINGS = [
     Setting("shader_dir", str, "", "where vkcl's built-in OpenCL C kernels are (default: shaders/)"),
     Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),
     Setting("compile_timeout", float, 120.0, "seconds before a compile is abandoned"),
+    Setting("build_progress_s", float, 5.0, "a compile still running after this many seconds says so, once, on "
+            "stderr (0: never)"),
     Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
@@ -54,6 +58,15 @@ SETTINGS = [
             "2: on any device, for tests with a stand-in cuda_library)"),
     Setting("cuda_copy_min_kb", int, 64, "the smallest transfer CUDA copies (KiB)"),
     Setting("cuda_library", str, "", "the libcuda CUDA copies load (default libcuda.so.1)"),
+    Setting("trace", str, "", "write a Chrome trace / Perfetto JSON timeline of API calls, compiles, submissions and "
+            "GPU execution to this file at exit (python -m vkcl trace sets it; vkcl/trace.py)"),
+    Setting("kernel_timeout", float, 0.0, "seconds a wait for the GPU may last before the device is taken as "
+            "hung: the commands fail with CL_OUT_OF_RESOURCES and a new context gets a new device (0: no limit; "
+            "set, waits go through Python, not the C fast path)"),
+    Setting("check_bounds", _bool, False, "check every global-memory access of kernels against their buffers: a "
+            "faulting access is skipped and fails its command with CL_OUT_OF_RESOURCES (part of the program cache key)"),
+    Setting("inject_device_lost", int, 0, "tests only: the N-th queue submission loses its device (every later "
+            "submission and wait fails with VK_ERROR_DEVICE_LOST; vulkan/faults.py)"),
     Setting("wait_spin_us", int, -1, "how long a blocking wait polls the GPU before it sleeps (-1: 10000 on a "
             "discrete GPU, 100 elsewhere)"),
 ]

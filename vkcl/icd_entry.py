@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 
 _shutdown_lock = threading.Lock()
@@ -25,9 +26,18 @@ def start(ffi, lib, build_info: dict) -> None:
         shutdown()
 
     atexit.register(shutdown)  # a Python host (pyopencl) finalises its interpreter first
+    os.register_at_fork(after_in_child=_forked)  # (a C host's fork: icd/vkcl_icd.c)
     from vkcl.vulkan import instance
     instance.on_created.append(lib.vkcl_register_exit)
     lib.vkcl_set_ready(1)
+
+
+def _forked() -> None:
+    """A Python host's os.fork(): vkcl's threads and the driver's are not in the child, so its
+    exit must not wait for them (the library refuses the child's OpenCL calls)."""
+    global _shut_down, _shutdown_lock
+    _shutdown_lock = threading.Lock()  # another thread may have held it at the fork
+    _shut_down = True
 
 
 def shutdown() -> None:
@@ -45,5 +55,8 @@ def shutdown() -> None:
         cuda_copy.stop_all()  # libcuda's own exit handlers may run before vkcl's
         completion.stop_all()
         wait_idle_all()
+        from vkcl import trace
+        if trace.ENABLED:
+            trace.write()
     except Exception:  # never turn an exit into a failure
         pass

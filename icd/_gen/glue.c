@@ -140,7 +140,10 @@ static void * CL_API_CALL vkcl_clGetExtensionFunctionAddressForPlatform(cl_platf
 
 static cl_int CL_API_CALL vkcl_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetPlatformIDs(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetPlatformIDs(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2) {
     return vkcl_clGetPlatformIDs(a0, a1, a2);
@@ -148,7 +151,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, 
 
 static cl_int CL_API_CALL vkcl_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetPlatformInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetPlatformInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetPlatformInfo(a0, a1, a2, a3, a4);
@@ -156,7 +162,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id a0, cl_platform_
 
 static cl_int CL_API_CALL vkcl_clGetDeviceIDs(cl_platform_id a0, cl_device_type a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetDeviceIDs(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetDeviceIDs(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id a0, cl_device_type a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     return vkcl_clGetDeviceIDs(a0, a1, a2, a3, a4);
@@ -164,7 +173,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id a0, cl_device_type 
 
 static cl_int CL_API_CALL vkcl_clGetDeviceInfo(cl_device_id a0, cl_device_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetDeviceInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetDeviceInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id a0, cl_device_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetDeviceInfo(a0, a1, a2, a3, a4);
@@ -172,7 +184,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id a0, cl_device_info a
 
 static cl_context CL_API_CALL vkcl_clCreateContext(const cl_context_properties *a0, cl_uint a1, const cl_device_id *a2, void(*a3)(const char *, const void *, size_t, void *), void *a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateContext(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_context ret = vkcl_py_clCreateContext(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *a0, cl_uint a1, const cl_device_id *a2, void(*a3)(const char *, const void *, size_t, void *), void *a4, cl_int *a5) {
     return vkcl_clCreateContext(a0, a1, a2, a3, a4, a5);
@@ -180,7 +195,10 @@ VKCL_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *
 
 static cl_context CL_API_CALL vkcl_clCreateContextFromType(const cl_context_properties *a0, cl_device_type a1, void(*a2)(const char *, const void *, size_t, void *), void *a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateContextFromType(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_context ret = vkcl_py_clCreateContextFromType(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *a0, cl_device_type a1, void(*a2)(const char *, const void *, size_t, void *), void *a3, cl_int *a4) {
     return vkcl_clCreateContextFromType(a0, a1, a2, a3, a4);
@@ -188,7 +206,10 @@ VKCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_prop
 
 static cl_int CL_API_CALL vkcl_clRetainContext(cl_context a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainContext(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainContext(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context a0) {
     return vkcl_clRetainContext(a0);
@@ -196,7 +217,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseContext(cl_context a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseContext(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseContext(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context a0) {
     return vkcl_clReleaseContext(a0);
@@ -204,7 +228,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context a0) {
 
 static cl_int CL_API_CALL vkcl_clGetContextInfo(cl_context a0, cl_context_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetContextInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetContextInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context a0, cl_context_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetContextInfo(a0, a1, a2, a3, a4);
@@ -212,7 +239,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context a0, cl_context_info a
 
 static cl_command_queue CL_API_CALL vkcl_clCreateCommandQueue(cl_context a0, cl_device_id a1, cl_command_queue_properties a2, cl_int *a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateCommandQueue(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_command_queue ret = vkcl_py_clCreateCommandQueue(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context a0, cl_device_id a1, cl_command_queue_properties a2, cl_int *a3) {
     return vkcl_clCreateCommandQueue(a0, a1, a2, a3);
@@ -220,7 +250,10 @@ VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context a0, cl_
 
 static cl_int CL_API_CALL vkcl_clRetainCommandQueue(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainCommandQueue(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainCommandQueue(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue a0) {
     return vkcl_clRetainCommandQueue(a0);
@@ -228,7 +261,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseCommandQueue(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseCommandQueue(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseCommandQueue(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue a0) {
     return vkcl_clReleaseCommandQueue(a0);
@@ -236,7 +272,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue a0) {
 
 static cl_int CL_API_CALL vkcl_clGetCommandQueueInfo(cl_command_queue a0, cl_command_queue_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetCommandQueueInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetCommandQueueInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue a0, cl_command_queue_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetCommandQueueInfo(a0, a1, a2, a3, a4);
@@ -244,7 +283,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue a0, cl_com
 
 static cl_int CL_API_CALL vkcl_clSetCommandQueueProperty(cl_command_queue a0, cl_command_queue_properties a1, cl_bool a2, cl_command_queue_properties *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetCommandQueueProperty(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetCommandQueueProperty(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue a0, cl_command_queue_properties a1, cl_bool a2, cl_command_queue_properties *a3) {
     return vkcl_clSetCommandQueueProperty(a0, a1, a2, a3);
@@ -252,7 +294,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue a0, cl
 
 static cl_mem CL_API_CALL vkcl_clCreateBuffer(cl_context a0, cl_mem_flags a1, size_t a2, void *a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateBuffer(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateBuffer(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context a0, cl_mem_flags a1, size_t a2, void *a3, cl_int *a4) {
     return vkcl_clCreateBuffer(a0, a1, a2, a3, a4);
@@ -260,7 +305,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context a0, cl_mem_flags a1, si
 
 static cl_mem CL_API_CALL vkcl_clCreateImage2D(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, size_t a3, size_t a4, size_t a5, void *a6, cl_int *a7) {
     VKCL_ENSURE_STARTED_ERRCODE(a7, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateImage2D(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateImage2D(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, size_t a3, size_t a4, size_t a5, void *a6, cl_int *a7) {
     return vkcl_clCreateImage2D(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -268,7 +316,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context a0, cl_mem_flags a1, c
 
 static cl_mem CL_API_CALL vkcl_clCreateImage3D(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, size_t a3, size_t a4, size_t a5, size_t a6, size_t a7, void *a8, cl_int *a9) {
     VKCL_ENSURE_STARTED_ERRCODE(a9, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateImage3D(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateImage3D(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, size_t a3, size_t a4, size_t a5, size_t a6, size_t a7, void *a8, cl_int *a9) {
     return vkcl_clCreateImage3D(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
@@ -276,7 +327,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context a0, cl_mem_flags a1, c
 
 static cl_int CL_API_CALL vkcl_clRetainMemObject(cl_mem a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainMemObject(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainMemObject(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem a0) {
     return vkcl_clRetainMemObject(a0);
@@ -284,7 +338,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseMemObject(cl_mem a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseMemObject(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseMemObject(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem a0) {
     return vkcl_clReleaseMemObject(a0);
@@ -292,7 +349,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem a0) {
 
 static cl_int CL_API_CALL vkcl_clGetSupportedImageFormats(cl_context a0, cl_mem_flags a1, cl_mem_object_type a2, cl_uint a3, cl_image_format *a4, cl_uint *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetSupportedImageFormats(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetSupportedImageFormats(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context a0, cl_mem_flags a1, cl_mem_object_type a2, cl_uint a3, cl_image_format *a4, cl_uint *a5) {
     return vkcl_clGetSupportedImageFormats(a0, a1, a2, a3, a4, a5);
@@ -300,7 +360,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context a0, cl_mem_
 
 static cl_int CL_API_CALL vkcl_clGetMemObjectInfo(cl_mem a0, cl_mem_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetMemObjectInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetMemObjectInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem a0, cl_mem_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetMemObjectInfo(a0, a1, a2, a3, a4);
@@ -308,7 +371,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem a0, cl_mem_info a1, siz
 
 static cl_int CL_API_CALL vkcl_clGetImageInfo(cl_mem a0, cl_image_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetImageInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetImageInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem a0, cl_image_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetImageInfo(a0, a1, a2, a3, a4);
@@ -316,7 +382,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem a0, cl_image_info a1, size_
 
 static cl_sampler CL_API_CALL vkcl_clCreateSampler(cl_context a0, cl_bool a1, cl_addressing_mode a2, cl_filter_mode a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateSampler(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_sampler ret = vkcl_py_clCreateSampler(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context a0, cl_bool a1, cl_addressing_mode a2, cl_filter_mode a3, cl_int *a4) {
     return vkcl_clCreateSampler(a0, a1, a2, a3, a4);
@@ -324,7 +393,10 @@ VKCL_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context a0, cl_bool a1, cl
 
 static cl_int CL_API_CALL vkcl_clRetainSampler(cl_sampler a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainSampler(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainSampler(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler a0) {
     return vkcl_clRetainSampler(a0);
@@ -332,7 +404,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseSampler(cl_sampler a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseSampler(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseSampler(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler a0) {
     return vkcl_clReleaseSampler(a0);
@@ -340,7 +415,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler a0) {
 
 static cl_int CL_API_CALL vkcl_clGetSamplerInfo(cl_sampler a0, cl_sampler_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetSamplerInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetSamplerInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler a0, cl_sampler_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetSamplerInfo(a0, a1, a2, a3, a4);
@@ -348,7 +426,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler a0, cl_sampler_info a
 
 static cl_program CL_API_CALL vkcl_clCreateProgramWithSource(cl_context a0, cl_uint a1, const char **a2, const size_t *a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateProgramWithSource(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_program ret = vkcl_py_clCreateProgramWithSource(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context a0, cl_uint a1, const char **a2, const size_t *a3, cl_int *a4) {
     return vkcl_clCreateProgramWithSource(a0, a1, a2, a3, a4);
@@ -356,7 +437,10 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context a0, cl_u
 
 static cl_program CL_API_CALL vkcl_clCreateProgramWithBinary(cl_context a0, cl_uint a1, const cl_device_id *a2, const size_t *a3, const unsigned char **a4, cl_int *a5, cl_int *a6) {
     VKCL_ENSURE_STARTED_ERRCODE(a6, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateProgramWithBinary(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_SAVE;
+    cl_program ret = vkcl_py_clCreateProgramWithBinary(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context a0, cl_uint a1, const cl_device_id *a2, const size_t *a3, const unsigned char **a4, cl_int *a5, cl_int *a6) {
     return vkcl_clCreateProgramWithBinary(a0, a1, a2, a3, a4, a5, a6);
@@ -364,7 +448,10 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context a0, cl_u
 
 static cl_int CL_API_CALL vkcl_clRetainProgram(cl_program a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainProgram(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainProgram(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program a0) {
     return vkcl_clRetainProgram(a0);
@@ -372,7 +459,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseProgram(cl_program a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseProgram(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseProgram(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program a0) {
     return vkcl_clReleaseProgram(a0);
@@ -380,7 +470,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program a0) {
 
 static cl_int CL_API_CALL vkcl_clBuildProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, void(*a4)(cl_program program, void *user_data), void *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clBuildProgram(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clBuildProgram(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, void(*a4)(cl_program program, void *user_data), void *a5) {
     return vkcl_clBuildProgram(a0, a1, a2, a3, a4, a5);
@@ -388,7 +481,10 @@ VKCL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program a0, cl_uint a1, const c
 
 static cl_int CL_API_CALL vkcl_clUnloadCompiler(void) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clUnloadCompiler();
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clUnloadCompiler();
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clUnloadCompiler(void) {
     return vkcl_clUnloadCompiler();
@@ -396,7 +492,10 @@ VKCL_EXPORT cl_int CL_API_CALL clUnloadCompiler(void) {
 
 static cl_int CL_API_CALL vkcl_clGetProgramInfo(cl_program a0, cl_program_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetProgramInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetProgramInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program a0, cl_program_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetProgramInfo(a0, a1, a2, a3, a4);
@@ -404,7 +503,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program a0, cl_program_info a
 
 static cl_int CL_API_CALL vkcl_clGetProgramBuildInfo(cl_program a0, cl_device_id a1, cl_program_build_info a2, size_t a3, void *a4, size_t *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetProgramBuildInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetProgramBuildInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program a0, cl_device_id a1, cl_program_build_info a2, size_t a3, void *a4, size_t *a5) {
     return vkcl_clGetProgramBuildInfo(a0, a1, a2, a3, a4, a5);
@@ -412,7 +514,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program a0, cl_device_id
 
 static cl_kernel CL_API_CALL vkcl_clCreateKernel(cl_program a0, const char *a1, cl_int *a2) {
     VKCL_ENSURE_STARTED_ERRCODE(a2, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateKernel(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_kernel ret = vkcl_py_clCreateKernel(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program a0, const char *a1, cl_int *a2) {
     return vkcl_clCreateKernel(a0, a1, a2);
@@ -420,7 +525,10 @@ VKCL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program a0, const char *a1, 
 
 static cl_int CL_API_CALL vkcl_clCreateKernelsInProgram(cl_program a0, cl_uint a1, cl_kernel *a2, cl_uint *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clCreateKernelsInProgram(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clCreateKernelsInProgram(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program a0, cl_uint a1, cl_kernel *a2, cl_uint *a3) {
     return vkcl_clCreateKernelsInProgram(a0, a1, a2, a3);
@@ -428,7 +536,10 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program a0, cl_uint a
 
 static cl_int CL_API_CALL vkcl_clRetainKernel(cl_kernel a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainKernel(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainKernel(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel a0) {
     return vkcl_clRetainKernel(a0);
@@ -436,7 +547,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseKernel(cl_kernel a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseKernel(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseKernel(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel a0) {
     return vkcl_clReleaseKernel(a0);
@@ -444,7 +558,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel a0) {
 
 static cl_int CL_API_CALL vkcl_clSetKernelArg(cl_kernel a0, cl_uint a1, size_t a2, const void *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetKernelArg(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetKernelArg(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel a0, cl_uint a1, size_t a2, const void *a3) {
     return vkcl_clSetKernelArg(a0, a1, a2, a3);
@@ -452,7 +569,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel a0, cl_uint a1, size_t a
 
 static cl_int CL_API_CALL vkcl_clGetKernelInfo(cl_kernel a0, cl_kernel_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetKernelInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetKernelInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel a0, cl_kernel_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetKernelInfo(a0, a1, a2, a3, a4);
@@ -460,7 +580,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel a0, cl_kernel_info a1, 
 
 static cl_int CL_API_CALL vkcl_clGetKernelWorkGroupInfo(cl_kernel a0, cl_device_id a1, cl_kernel_work_group_info a2, size_t a3, void *a4, size_t *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetKernelWorkGroupInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetKernelWorkGroupInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel a0, cl_device_id a1, cl_kernel_work_group_info a2, size_t a3, void *a4, size_t *a5) {
     return vkcl_clGetKernelWorkGroupInfo(a0, a1, a2, a3, a4, a5);
@@ -470,7 +593,10 @@ static cl_int CL_API_CALL vkcl_clWaitForEvents(cl_uint a0, const cl_event *a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_wait_for_events(&fast_ret, a0, a1)) return fast_ret;
-    return vkcl_py_clWaitForEvents(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clWaitForEvents(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint a0, const cl_event *a1) {
     return vkcl_clWaitForEvents(a0, a1);
@@ -480,7 +606,10 @@ static cl_int CL_API_CALL vkcl_clGetEventInfo(cl_event a0, cl_event_info a1, siz
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_get_event_info(&fast_ret, a0, a1, a2, a3, a4)) return fast_ret;
-    return vkcl_py_clGetEventInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetEventInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event a0, cl_event_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetEventInfo(a0, a1, a2, a3, a4);
@@ -490,7 +619,10 @@ static cl_int CL_API_CALL vkcl_clRetainEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_retain_event(&fast_ret, a0)) return fast_ret;
-    return vkcl_py_clRetainEvent(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainEvent(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event a0) {
     return vkcl_clRetainEvent(a0);
@@ -500,7 +632,10 @@ static cl_int CL_API_CALL vkcl_clReleaseEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_release_event(&fast_ret, a0)) return fast_ret;
-    return vkcl_py_clReleaseEvent(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseEvent(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event a0) {
     return vkcl_clReleaseEvent(a0);
@@ -510,7 +645,10 @@ static cl_int CL_API_CALL vkcl_clGetEventProfilingInfo(cl_event a0, cl_profiling
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_get_event_profiling_info(&fast_ret, a0, a1, a2, a3, a4)) return fast_ret;
-    return vkcl_py_clGetEventProfilingInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetEventProfilingInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event a0, cl_profiling_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetEventProfilingInfo(a0, a1, a2, a3, a4);
@@ -518,7 +656,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event a0, cl_profiling
 
 static cl_int CL_API_CALL vkcl_clFlush(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clFlush(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clFlush(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue a0) {
     return vkcl_clFlush(a0);
@@ -528,7 +669,10 @@ static cl_int CL_API_CALL vkcl_clFinish(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_finish(&fast_ret, a0)) return fast_ret;
-    return vkcl_py_clFinish(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clFinish(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue a0) {
     return vkcl_clFinish(a0);
@@ -538,7 +682,10 @@ static cl_int CL_API_CALL vkcl_clEnqueueReadBuffer(cl_command_queue a0, cl_mem a
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_enqueue_read_buffer(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
-    return vkcl_py_clEnqueueReadBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueReadBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, size_t a3, size_t a4, void *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueReadBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -548,7 +695,10 @@ static cl_int CL_API_CALL vkcl_clEnqueueWriteBuffer(cl_command_queue a0, cl_mem 
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_enqueue_write_buffer(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
-    return vkcl_py_clEnqueueWriteBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueWriteBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, size_t a3, size_t a4, const void *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueWriteBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -556,7 +706,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue a0, cl_mem 
 
 static cl_int CL_API_CALL vkcl_clEnqueueCopyBuffer(cl_command_queue a0, cl_mem a1, cl_mem a2, size_t a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueCopyBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueCopyBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue a0, cl_mem a1, cl_mem a2, size_t a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueCopyBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -564,7 +717,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue a0, cl_mem a
 
 static cl_int CL_API_CALL vkcl_clEnqueueReadImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueReadImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueReadImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     return vkcl_clEnqueueReadImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
@@ -572,7 +728,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue a0, cl_mem a1
 
 static cl_int CL_API_CALL vkcl_clEnqueueWriteImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, const void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueWriteImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueWriteImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, const void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     return vkcl_clEnqueueWriteImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
@@ -580,7 +739,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue a0, cl_mem a
 
 static cl_int CL_API_CALL vkcl_clEnqueueCopyImage(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueCopyImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueCopyImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueCopyImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -588,7 +750,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue a0, cl_mem a1
 
 static cl_int CL_API_CALL vkcl_clEnqueueCopyImageToBuffer(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueCopyImageToBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueCopyImageToBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueCopyImageToBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -596,7 +761,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue a0, c
 
 static cl_int CL_API_CALL vkcl_clEnqueueCopyBufferToImage(cl_command_queue a0, cl_mem a1, cl_mem a2, size_t a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueCopyBufferToImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueCopyBufferToImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue a0, cl_mem a1, cl_mem a2, size_t a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueCopyBufferToImage(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -604,7 +772,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue a0, c
 
 static void * CL_API_CALL vkcl_clEnqueueMapBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8, cl_int *a9) {
     VKCL_ENSURE_STARTED_ERRCODE(a9, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clEnqueueMapBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_SAVE;
+    void * ret = vkcl_py_clEnqueueMapBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8, cl_int *a9) {
     return vkcl_clEnqueueMapBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
@@ -612,7 +783,10 @@ VKCL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue a0, cl_mem a1
 
 static void * CL_API_CALL vkcl_clEnqueueMapImage(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, const size_t *a4, const size_t *a5, size_t *a6, size_t *a7, cl_uint a8, const cl_event *a9, cl_event *a10, cl_int *a11) {
     VKCL_ENSURE_STARTED_ERRCODE(a11, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clEnqueueMapImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    VKCL_PYERR_SAVE;
+    void * ret = vkcl_py_clEnqueueMapImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT void * CL_API_CALL clEnqueueMapImage(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, const size_t *a4, const size_t *a5, size_t *a6, size_t *a7, cl_uint a8, const cl_event *a9, cl_event *a10, cl_int *a11) {
     return vkcl_clEnqueueMapImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
@@ -620,7 +794,10 @@ VKCL_EXPORT void * CL_API_CALL clEnqueueMapImage(cl_command_queue a0, cl_mem a1,
 
 static cl_int CL_API_CALL vkcl_clEnqueueUnmapMemObject(cl_command_queue a0, cl_mem a1, void *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueUnmapMemObject(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueUnmapMemObject(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue a0, cl_mem a1, void *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     return vkcl_clEnqueueUnmapMemObject(a0, a1, a2, a3, a4, a5);
@@ -630,7 +807,10 @@ static cl_int CL_API_CALL vkcl_clEnqueueNDRangeKernel(cl_command_queue a0, cl_ke
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_enqueue_ndrange(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
-    return vkcl_py_clEnqueueNDRangeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueNDRangeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue a0, cl_kernel a1, cl_uint a2, const size_t *a3, const size_t *a4, const size_t *a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueNDRangeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -638,7 +818,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue a0, cl_ke
 
 static cl_int CL_API_CALL vkcl_clEnqueueTask(cl_command_queue a0, cl_kernel a1, cl_uint a2, const cl_event *a3, cl_event *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueTask(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueTask(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue a0, cl_kernel a1, cl_uint a2, const cl_event *a3, cl_event *a4) {
     return vkcl_clEnqueueTask(a0, a1, a2, a3, a4);
@@ -646,7 +829,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue a0, cl_kernel a1, 
 
 static cl_int CL_API_CALL vkcl_clEnqueueNativeKernel(cl_command_queue a0, void(*a1)(void *), void *a2, size_t a3, cl_uint a4, const cl_mem *a5, const void **a6, cl_uint a7, const cl_event *a8, cl_event *a9) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueNativeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueNativeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue a0, void(*a1)(void *), void *a2, size_t a3, cl_uint a4, const cl_mem *a5, const void **a6, cl_uint a7, const cl_event *a8, cl_event *a9) {
     return vkcl_clEnqueueNativeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
@@ -654,7 +840,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue a0, void(*
 
 static cl_int CL_API_CALL vkcl_clEnqueueMarker(cl_command_queue a0, cl_event *a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueMarker(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueMarker(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue a0, cl_event *a1) {
     return vkcl_clEnqueueMarker(a0, a1);
@@ -662,7 +851,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue a0, cl_event *a1
 
 static cl_int CL_API_CALL vkcl_clEnqueueWaitForEvents(cl_command_queue a0, cl_uint a1, const cl_event *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueWaitForEvents(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueWaitForEvents(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue a0, cl_uint a1, const cl_event *a2) {
     return vkcl_clEnqueueWaitForEvents(a0, a1, a2);
@@ -670,15 +862,21 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue a0, cl_ui
 
 static cl_int CL_API_CALL vkcl_clEnqueueBarrier(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueBarrier(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueBarrier(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue a0) {
     return vkcl_clEnqueueBarrier(a0);
 }
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {
-    VKCL_ENSURE_STARTED(NULL);
-    return vkcl_py_clCreateFromGLBuffer(a0, a1, a2, a3);
+    VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromGLBuffer(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, int *a3) {
     return vkcl_clCreateFromGLBuffer(a0, a1, a2, a3);
@@ -686,7 +884,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context a0, cl_mem_flags 
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLTexture2D(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateFromGLTexture2D(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromGLTexture2D(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture2D(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     return vkcl_clCreateFromGLTexture2D(a0, a1, a2, a3, a4, a5);
@@ -694,7 +895,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture2D(cl_context a0, cl_mem_fla
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLTexture3D(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateFromGLTexture3D(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromGLTexture3D(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture3D(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     return vkcl_clCreateFromGLTexture3D(a0, a1, a2, a3, a4, a5);
@@ -702,7 +906,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture3D(cl_context a0, cl_mem_fla
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLRenderbuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, cl_int *a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateFromGLRenderbuffer(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromGLRenderbuffer(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLRenderbuffer(cl_context a0, cl_mem_flags a1, cl_GLuint a2, cl_int *a3) {
     return vkcl_clCreateFromGLRenderbuffer(a0, a1, a2, a3);
@@ -710,7 +917,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLRenderbuffer(cl_context a0, cl_mem_
 
 static cl_int CL_API_CALL vkcl_clGetGLObjectInfo(cl_mem a0, cl_gl_object_type *a1, cl_GLuint *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetGLObjectInfo(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetGLObjectInfo(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetGLObjectInfo(cl_mem a0, cl_gl_object_type *a1, cl_GLuint *a2) {
     return vkcl_clGetGLObjectInfo(a0, a1, a2);
@@ -718,7 +928,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetGLObjectInfo(cl_mem a0, cl_gl_object_type *a
 
 static cl_int CL_API_CALL vkcl_clGetGLTextureInfo(cl_mem a0, cl_gl_texture_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetGLTextureInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetGLTextureInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetGLTextureInfo(cl_mem a0, cl_gl_texture_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetGLTextureInfo(a0, a1, a2, a3, a4);
@@ -726,7 +939,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetGLTextureInfo(cl_mem a0, cl_gl_texture_info 
 
 static cl_int CL_API_CALL vkcl_clEnqueueAcquireGLObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueAcquireGLObjects(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueAcquireGLObjects(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueAcquireGLObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     return vkcl_clEnqueueAcquireGLObjects(a0, a1, a2, a3, a4, a5);
@@ -734,7 +950,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueAcquireGLObjects(cl_command_queue a0, cl
 
 static cl_int CL_API_CALL vkcl_clEnqueueReleaseGLObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueReleaseGLObjects(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueReleaseGLObjects(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReleaseGLObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     return vkcl_clEnqueueReleaseGLObjects(a0, a1, a2, a3, a4, a5);
@@ -742,7 +961,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReleaseGLObjects(cl_command_queue a0, cl
 
 static cl_int CL_API_CALL vkcl_clGetGLContextInfoKHR(const cl_context_properties *a0, cl_gl_context_info a1, size_t a2, void *a3, size_t *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetGLContextInfoKHR(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetGLContextInfoKHR(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetGLContextInfoKHR(const cl_context_properties *a0, cl_gl_context_info a1, size_t a2, void *a3, size_t *a4) {
     return vkcl_clGetGLContextInfoKHR(a0, a1, a2, a3, a4);
@@ -750,7 +972,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetGLContextInfoKHR(const cl_context_properties
 
 static cl_int CL_API_CALL vkcl_clSetEventCallback(cl_event a0, cl_int a1, void(*a2)(cl_event, cl_int, void *), void * a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetEventCallback(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetEventCallback(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event a0, cl_int a1, void(*a2)(cl_event, cl_int, void *), void * a3) {
     return vkcl_clSetEventCallback(a0, a1, a2, a3);
@@ -758,7 +983,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event a0, cl_int a1, void(*
 
 static cl_mem CL_API_CALL vkcl_clCreateSubBuffer(cl_mem a0, cl_mem_flags a1, cl_buffer_create_type a2, const void * a3, cl_int * a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateSubBuffer(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateSubBuffer(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem a0, cl_mem_flags a1, cl_buffer_create_type a2, const void * a3, cl_int * a4) {
     return vkcl_clCreateSubBuffer(a0, a1, a2, a3, a4);
@@ -766,7 +994,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem a0, cl_mem_flags a1, cl_
 
 static cl_int CL_API_CALL vkcl_clSetMemObjectDestructorCallback(cl_mem a0, void(*a1)(cl_mem , void * ), void * a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetMemObjectDestructorCallback(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetMemObjectDestructorCallback(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem a0, void(*a1)(cl_mem , void * ), void * a2) {
     return vkcl_clSetMemObjectDestructorCallback(a0, a1, a2);
@@ -774,7 +1005,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem a0, void(
 
 static cl_event CL_API_CALL vkcl_clCreateUserEvent(cl_context a0, cl_int * a1) {
     VKCL_ENSURE_STARTED_ERRCODE(a1, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateUserEvent(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_event ret = vkcl_py_clCreateUserEvent(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context a0, cl_int * a1) {
     return vkcl_clCreateUserEvent(a0, a1);
@@ -782,7 +1016,10 @@ VKCL_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context a0, cl_int * a1) {
 
 static cl_int CL_API_CALL vkcl_clSetUserEventStatus(cl_event a0, cl_int a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetUserEventStatus(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetUserEventStatus(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event a0, cl_int a1) {
     return vkcl_clSetUserEventStatus(a0, a1);
@@ -790,7 +1027,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event a0, cl_int a1) {
 
 static cl_int CL_API_CALL vkcl_clEnqueueReadBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueReadBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueReadBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     return vkcl_clEnqueueReadBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
@@ -798,7 +1038,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue a0, cl_m
 
 static cl_int CL_API_CALL vkcl_clEnqueueWriteBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, const void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueWriteBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueWriteBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, const void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     return vkcl_clEnqueueWriteBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
@@ -806,7 +1049,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue a0, cl_
 
 static cl_int CL_API_CALL vkcl_clEnqueueCopyBufferRect(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, cl_uint a10, const cl_event *a11, cl_event *a12) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueCopyBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueCopyBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue a0, cl_mem a1, cl_mem a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, cl_uint a10, const cl_event *a11, cl_event *a12) {
     return vkcl_clEnqueueCopyBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12);
@@ -814,7 +1060,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue a0, cl_m
 
 static cl_int CL_API_CALL vkcl_clCreateSubDevicesEXT(cl_device_id a0, const cl_device_partition_property_ext *a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clCreateSubDevicesEXT(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clCreateSubDevicesEXT(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevicesEXT(cl_device_id a0, const cl_device_partition_property_ext *a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     return vkcl_clCreateSubDevicesEXT(a0, a1, a2, a3, a4);
@@ -822,7 +1071,10 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevicesEXT(cl_device_id a0, const cl_d
 
 static cl_int CL_API_CALL vkcl_clRetainDeviceEXT(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainDeviceEXT(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainDeviceEXT(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainDeviceEXT(cl_device_id a0) {
     return vkcl_clRetainDeviceEXT(a0);
@@ -830,7 +1082,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainDeviceEXT(cl_device_id a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseDeviceEXT(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseDeviceEXT(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseDeviceEXT(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseDeviceEXT(cl_device_id a0) {
     return vkcl_clReleaseDeviceEXT(a0);
@@ -838,7 +1093,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseDeviceEXT(cl_device_id a0) {
 
 static cl_event CL_API_CALL vkcl_clCreateEventFromGLsyncKHR(cl_context a0, cl_GLsync a1, cl_int *a2) {
     VKCL_ENSURE_STARTED_ERRCODE(a2, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateEventFromGLsyncKHR(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_event ret = vkcl_py_clCreateEventFromGLsyncKHR(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromGLsyncKHR(cl_context a0, cl_GLsync a1, cl_int *a2) {
     return vkcl_clCreateEventFromGLsyncKHR(a0, a1, a2);
@@ -846,7 +1104,10 @@ VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromGLsyncKHR(cl_context a0, cl_GL
 
 static cl_int CL_API_CALL vkcl_clCreateSubDevices(cl_device_id a0, const cl_device_partition_property *a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clCreateSubDevices(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clCreateSubDevices(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id a0, const cl_device_partition_property *a1, cl_uint a2, cl_device_id *a3, cl_uint *a4) {
     return vkcl_clCreateSubDevices(a0, a1, a2, a3, a4);
@@ -854,7 +1115,10 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id a0, const cl_devi
 
 static cl_int CL_API_CALL vkcl_clRetainDevice(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clRetainDevice(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clRetainDevice(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id a0) {
     return vkcl_clRetainDevice(a0);
@@ -862,7 +1126,10 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseDevice(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clReleaseDevice(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clReleaseDevice(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id a0) {
     return vkcl_clReleaseDevice(a0);
@@ -870,7 +1137,10 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id a0) {
 
 static cl_mem CL_API_CALL vkcl_clCreateImage(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, const cl_image_desc *a3, void *a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateImage(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateImage(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context a0, cl_mem_flags a1, const cl_image_format *a2, const cl_image_desc *a3, void *a4, cl_int *a5) {
     return vkcl_clCreateImage(a0, a1, a2, a3, a4, a5);
@@ -878,7 +1148,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context a0, cl_mem_flags a1, con
 
 static cl_program CL_API_CALL vkcl_clCreateProgramWithBuiltInKernels(cl_context a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateProgramWithBuiltInKernels(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_program ret = vkcl_py_clCreateProgramWithBuiltInKernels(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_int *a4) {
     return vkcl_clCreateProgramWithBuiltInKernels(a0, a1, a2, a3, a4);
@@ -886,7 +1159,10 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context 
 
 static cl_int CL_API_CALL vkcl_clCompileProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, const char **a6, void(*a7)(cl_program program, void *user_data), void *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clCompileProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clCompileProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, const char **a6, void(*a7)(cl_program program, void *user_data), void *a8) {
     return vkcl_clCompileProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -894,7 +1170,10 @@ VKCL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program a0, cl_uint a1, const
 
 static cl_program CL_API_CALL vkcl_clLinkProgram(cl_context a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, void(*a6)(cl_program program, void *user_data), void *a7, cl_int *a8) {
     VKCL_ENSURE_STARTED_ERRCODE(a8, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clLinkProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_program ret = vkcl_py_clLinkProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, void(*a6)(cl_program program, void *user_data), void *a7, cl_int *a8) {
     return vkcl_clLinkProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -902,7 +1181,10 @@ VKCL_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context a0, cl_uint a1, cons
 
 static cl_int CL_API_CALL vkcl_clUnloadPlatformCompiler(cl_platform_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clUnloadPlatformCompiler(a0);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clUnloadPlatformCompiler(a0);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id a0) {
     return vkcl_clUnloadPlatformCompiler(a0);
@@ -910,7 +1192,10 @@ VKCL_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id a0) {
 
 static cl_int CL_API_CALL vkcl_clGetKernelArgInfo(cl_kernel a0, cl_uint a1, cl_kernel_arg_info a2, size_t a3, void *a4, size_t *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetKernelArgInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetKernelArgInfo(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel a0, cl_uint a1, cl_kernel_arg_info a2, size_t a3, void *a4, size_t *a5) {
     return vkcl_clGetKernelArgInfo(a0, a1, a2, a3, a4, a5);
@@ -918,7 +1203,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel a0, cl_uint a1, cl_k
 
 static cl_int CL_API_CALL vkcl_clEnqueueFillBuffer(cl_command_queue a0, cl_mem a1, const void *a2, size_t a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueFillBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueFillBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue a0, cl_mem a1, const void *a2, size_t a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8) {
     return vkcl_clEnqueueFillBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
@@ -926,7 +1214,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue a0, cl_mem a
 
 static cl_int CL_API_CALL vkcl_clEnqueueFillImage(cl_command_queue a0, cl_mem a1, const void *a2, const size_t a3[3], const size_t a4[3], cl_uint a5, const cl_event *a6, cl_event *a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueFillImage(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueFillImage(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue a0, cl_mem a1, const void *a2, const size_t a3[3], const size_t a4[3], cl_uint a5, const cl_event *a6, cl_event *a7) {
     return vkcl_clEnqueueFillImage(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -934,7 +1225,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue a0, cl_mem a1
 
 static cl_int CL_API_CALL vkcl_clEnqueueMigrateMemObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_mem_migration_flags a3, cl_uint a4, const cl_event *a5, cl_event *a6) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueMigrateMemObjects(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueMigrateMemObjects(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_mem_migration_flags a3, cl_uint a4, const cl_event *a5, cl_event *a6) {
     return vkcl_clEnqueueMigrateMemObjects(a0, a1, a2, a3, a4, a5, a6);
@@ -942,7 +1236,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue a0, c
 
 static cl_int CL_API_CALL vkcl_clEnqueueMarkerWithWaitList(cl_command_queue a0, cl_uint a1, const cl_event *a2, cl_event *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueMarkerWithWaitList(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueMarkerWithWaitList(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue a0, cl_uint a1, const cl_event *a2, cl_event *a3) {
     return vkcl_clEnqueueMarkerWithWaitList(a0, a1, a2, a3);
@@ -950,7 +1247,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue a0, 
 
 static cl_int CL_API_CALL vkcl_clEnqueueBarrierWithWaitList(cl_command_queue a0, cl_uint a1, const cl_event *a2, cl_event *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueBarrierWithWaitList(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueBarrierWithWaitList(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue a0, cl_uint a1, const cl_event *a2, cl_event *a3) {
     return vkcl_clEnqueueBarrierWithWaitList(a0, a1, a2, a3);
@@ -958,7 +1258,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue a0,
 
 static cl_mem CL_API_CALL vkcl_clCreateFromGLTexture(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateFromGLTexture(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromGLTexture(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture(cl_context a0, cl_mem_flags a1, cl_GLenum a2, cl_GLint a3, cl_GLuint a4, cl_int *a5) {
     return vkcl_clCreateFromGLTexture(a0, a1, a2, a3, a4, a5);
@@ -966,7 +1269,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture(cl_context a0, cl_mem_flags
 
 static cl_mem CL_API_CALL vkcl_clCreateFromEGLImageKHR(cl_context a0, CLeglDisplayKHR a1, CLeglImageKHR a2, cl_mem_flags a3, const cl_egl_image_properties_khr *a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateFromEGLImageKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateFromEGLImageKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateFromEGLImageKHR(cl_context a0, CLeglDisplayKHR a1, CLeglImageKHR a2, cl_mem_flags a3, const cl_egl_image_properties_khr *a4, cl_int *a5) {
     return vkcl_clCreateFromEGLImageKHR(a0, a1, a2, a3, a4, a5);
@@ -974,7 +1280,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateFromEGLImageKHR(cl_context a0, CLeglDispl
 
 static cl_int CL_API_CALL vkcl_clEnqueueAcquireEGLObjectsKHR(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueAcquireEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueAcquireEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueAcquireEGLObjectsKHR(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     return vkcl_clEnqueueAcquireEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
@@ -982,7 +1291,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueAcquireEGLObjectsKHR(cl_command_queue a0
 
 static cl_int CL_API_CALL vkcl_clEnqueueReleaseEGLObjectsKHR(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueReleaseEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueReleaseEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueReleaseEGLObjectsKHR(cl_command_queue a0, cl_uint a1, const cl_mem *a2, cl_uint a3, const cl_event *a4, cl_event *a5) {
     return vkcl_clEnqueueReleaseEGLObjectsKHR(a0, a1, a2, a3, a4, a5);
@@ -990,7 +1302,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReleaseEGLObjectsKHR(cl_command_queue a0
 
 static cl_event CL_API_CALL vkcl_clCreateEventFromEGLSyncKHR(cl_context a0, CLeglSyncKHR a1, CLeglDisplayKHR a2, cl_int *a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateEventFromEGLSyncKHR(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_event ret = vkcl_py_clCreateEventFromEGLSyncKHR(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context a0, CLeglSyncKHR a1, CLeglDisplayKHR a2, cl_int *a3) {
     return vkcl_clCreateEventFromEGLSyncKHR(a0, a1, a2, a3);
@@ -998,7 +1313,10 @@ VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context a0, CLeg
 
 static cl_command_queue CL_API_CALL vkcl_clCreateCommandQueueWithProperties(cl_context a0, cl_device_id a1, const cl_queue_properties * a2, cl_int * a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateCommandQueueWithProperties(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_command_queue ret = vkcl_py_clCreateCommandQueueWithProperties(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context a0, cl_device_id a1, const cl_queue_properties * a2, cl_int * a3) {
     return vkcl_clCreateCommandQueueWithProperties(a0, a1, a2, a3);
@@ -1006,7 +1324,10 @@ VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_c
 
 static cl_mem CL_API_CALL vkcl_clCreatePipe(cl_context a0, cl_mem_flags a1, cl_uint a2, cl_uint a3, const cl_pipe_properties * a4, cl_int * a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreatePipe(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreatePipe(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context a0, cl_mem_flags a1, cl_uint a2, cl_uint a3, const cl_pipe_properties * a4, cl_int * a5) {
     return vkcl_clCreatePipe(a0, a1, a2, a3, a4, a5);
@@ -1014,7 +1335,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context a0, cl_mem_flags a1, cl_u
 
 static cl_int CL_API_CALL vkcl_clGetPipeInfo(cl_mem a0, cl_pipe_info a1, size_t a2, void * a3, size_t * a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetPipeInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetPipeInfo(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem a0, cl_pipe_info a1, size_t a2, void * a3, size_t * a4) {
     return vkcl_clGetPipeInfo(a0, a1, a2, a3, a4);
@@ -1022,7 +1346,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem a0, cl_pipe_info a1, size_t 
 
 static void * CL_API_CALL vkcl_clSVMAlloc(cl_context a0, cl_svm_mem_flags a1, size_t a2, unsigned a3) {
     VKCL_ENSURE_STARTED(NULL);
-    return vkcl_py_clSVMAlloc(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    void * ret = vkcl_py_clSVMAlloc(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT void * CL_API_CALL clSVMAlloc(cl_context a0, cl_svm_mem_flags a1, size_t a2, unsigned a3) {
     return vkcl_clSVMAlloc(a0, a1, a2, a3);
@@ -1030,7 +1357,9 @@ VKCL_EXPORT void * CL_API_CALL clSVMAlloc(cl_context a0, cl_svm_mem_flags a1, si
 
 static void CL_API_CALL vkcl_clSVMFree(cl_context a0, void * a1) {
     VKCL_ENSURE_STARTED();
+    VKCL_PYERR_SAVE;
     vkcl_py_clSVMFree(a0, a1);
+    VKCL_PYERR_RESTORE;
 }
 VKCL_EXPORT void CL_API_CALL clSVMFree(cl_context a0, void * a1) {
     vkcl_clSVMFree(a0, a1);
@@ -1038,7 +1367,10 @@ VKCL_EXPORT void CL_API_CALL clSVMFree(cl_context a0, void * a1) {
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMFree(cl_command_queue a0, cl_uint a1, void ** a2, void(*a3)(cl_command_queue , cl_uint , void ** , void * ), void * a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMFree(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMFree(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue a0, cl_uint a1, void ** a2, void(*a3)(cl_command_queue , cl_uint , void ** , void * ), void * a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     return vkcl_clEnqueueSVMFree(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1046,7 +1378,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue a0, cl_uint a1,
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMemcpy(cl_command_queue a0, cl_bool a1, void * a2, const void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMMemcpy(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMMemcpy(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue a0, cl_bool a1, void * a2, const void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     return vkcl_clEnqueueSVMMemcpy(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1054,7 +1389,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue a0, cl_bool a
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMemFill(cl_command_queue a0, void * a1, const void * a2, size_t a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMMemFill(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMMemFill(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue a0, void * a1, const void * a2, size_t a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     return vkcl_clEnqueueSVMMemFill(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1062,7 +1400,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue a0, void * a
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMap(cl_command_queue a0, cl_bool a1, cl_map_flags a2, void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMMap(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMMap(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue a0, cl_bool a1, cl_map_flags a2, void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     return vkcl_clEnqueueSVMMap(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1070,7 +1411,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue a0, cl_bool a1, 
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMUnmap(cl_command_queue a0, void * a1, cl_uint a2, const cl_event * a3, cl_event * a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMUnmap(a0, a1, a2, a3, a4);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMUnmap(a0, a1, a2, a3, a4);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue a0, void * a1, cl_uint a2, const cl_event * a3, cl_event * a4) {
     return vkcl_clEnqueueSVMUnmap(a0, a1, a2, a3, a4);
@@ -1078,7 +1422,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue a0, void * a1,
 
 static cl_sampler CL_API_CALL vkcl_clCreateSamplerWithProperties(cl_context a0, const cl_sampler_properties * a1, cl_int * a2) {
     VKCL_ENSURE_STARTED_ERRCODE(a2, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateSamplerWithProperties(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_sampler ret = vkcl_py_clCreateSamplerWithProperties(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context a0, const cl_sampler_properties * a1, cl_int * a2) {
     return vkcl_clCreateSamplerWithProperties(a0, a1, a2);
@@ -1086,7 +1433,10 @@ VKCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context a0, 
 
 static cl_int CL_API_CALL vkcl_clSetKernelArgSVMPointer(cl_kernel a0, cl_uint a1, const void * a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetKernelArgSVMPointer(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetKernelArgSVMPointer(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel a0, cl_uint a1, const void * a2) {
     return vkcl_clSetKernelArgSVMPointer(a0, a1, a2);
@@ -1094,7 +1444,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel a0, cl_uint a1
 
 static cl_int CL_API_CALL vkcl_clSetKernelExecInfo(cl_kernel a0, cl_kernel_exec_info a1, size_t a2, const void * a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetKernelExecInfo(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetKernelExecInfo(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel a0, cl_kernel_exec_info a1, size_t a2, const void * a3) {
     return vkcl_clSetKernelExecInfo(a0, a1, a2, a3);
@@ -1102,7 +1455,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel a0, cl_kernel_exec_
 
 static cl_int CL_API_CALL vkcl_clGetKernelSubGroupInfoKHR(cl_kernel a0, cl_device_id a1, cl_kernel_sub_group_info a2, size_t a3, const void * a4, size_t a5, void * a6, size_t * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetKernelSubGroupInfoKHR(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetKernelSubGroupInfoKHR(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel a0, cl_device_id a1, cl_kernel_sub_group_info a2, size_t a3, const void * a4, size_t a5, void * a6, size_t * a7) {
     return vkcl_clGetKernelSubGroupInfoKHR(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1110,7 +1466,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel a0, cl_devic
 
 static cl_kernel CL_API_CALL vkcl_clCloneKernel(cl_kernel a0, cl_int *a1) {
     VKCL_ENSURE_STARTED_ERRCODE(a1, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCloneKernel(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_kernel ret = vkcl_py_clCloneKernel(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel a0, cl_int *a1) {
     return vkcl_clCloneKernel(a0, a1);
@@ -1118,7 +1477,10 @@ VKCL_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel a0, cl_int *a1) {
 
 static cl_program CL_API_CALL vkcl_clCreateProgramWithIL(cl_context a0, const void *a1, size_t a2, cl_int *a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateProgramWithIL(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_program ret = vkcl_py_clCreateProgramWithIL(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context a0, const void *a1, size_t a2, cl_int *a3) {
     return vkcl_clCreateProgramWithIL(a0, a1, a2, a3);
@@ -1126,7 +1488,10 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context a0, const vo
 
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMigrateMem(cl_command_queue a0, cl_uint a1, const void **a2, const size_t *a3, cl_mem_migration_flags a4, cl_uint a5, const cl_event *a6, cl_event *a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clEnqueueSVMMigrateMem(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clEnqueueSVMMigrateMem(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue a0, cl_uint a1, const void **a2, const size_t *a3, cl_mem_migration_flags a4, cl_uint a5, const cl_event *a6, cl_event *a7) {
     return vkcl_clEnqueueSVMMigrateMem(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1134,7 +1499,10 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue a0, cl_ui
 
 static cl_int CL_API_CALL vkcl_clGetDeviceAndHostTimer(cl_device_id a0, cl_ulong *a1, cl_ulong *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetDeviceAndHostTimer(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetDeviceAndHostTimer(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id a0, cl_ulong *a1, cl_ulong *a2) {
     return vkcl_clGetDeviceAndHostTimer(a0, a1, a2);
@@ -1142,7 +1510,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id a0, cl_ulong
 
 static cl_int CL_API_CALL vkcl_clGetHostTimer(cl_device_id a0, cl_ulong *a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetHostTimer(a0, a1);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetHostTimer(a0, a1);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id a0, cl_ulong *a1) {
     return vkcl_clGetHostTimer(a0, a1);
@@ -1150,7 +1521,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id a0, cl_ulong *a1) {
 
 static cl_int CL_API_CALL vkcl_clGetKernelSubGroupInfo(cl_kernel a0, cl_device_id a1, cl_kernel_sub_group_info a2, size_t a3, const void *a4, size_t a5, void *a6, size_t *a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clGetKernelSubGroupInfo(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clGetKernelSubGroupInfo(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel a0, cl_device_id a1, cl_kernel_sub_group_info a2, size_t a3, const void *a4, size_t a5, void *a6, size_t *a7) {
     return vkcl_clGetKernelSubGroupInfo(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1158,7 +1532,10 @@ VKCL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel a0, cl_device_i
 
 static cl_int CL_API_CALL vkcl_clSetDefaultDeviceCommandQueue(cl_context a0, cl_device_id a1, cl_command_queue a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetDefaultDeviceCommandQueue(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetDefaultDeviceCommandQueue(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context a0, cl_device_id a1, cl_command_queue a2) {
     return vkcl_clSetDefaultDeviceCommandQueue(a0, a1, a2);
@@ -1166,7 +1543,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context a0, cl_
 
 static cl_int CL_API_CALL vkcl_clSetProgramReleaseCallback(cl_program a0, void(*a1)(cl_program program, void *user_data), void *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetProgramReleaseCallback(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetProgramReleaseCallback(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program a0, void(*a1)(cl_program program, void *user_data), void *a2) {
     return vkcl_clSetProgramReleaseCallback(a0, a1, a2);
@@ -1174,7 +1554,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program a0, void(*
 
 static cl_int CL_API_CALL vkcl_clSetProgramSpecializationConstant(cl_program a0, cl_uint a1, size_t a2, const void *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetProgramSpecializationConstant(a0, a1, a2, a3);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetProgramSpecializationConstant(a0, a1, a2, a3);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program a0, cl_uint a1, size_t a2, const void *a3) {
     return vkcl_clSetProgramSpecializationConstant(a0, a1, a2, a3);
@@ -1182,7 +1565,10 @@ VKCL_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program a0,
 
 static cl_mem CL_API_CALL vkcl_clCreateBufferWithProperties(cl_context a0, const cl_mem_properties *a1, cl_mem_flags a2, size_t a3, void *a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateBufferWithProperties(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateBufferWithProperties(a0, a1, a2, a3, a4, a5);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context a0, const cl_mem_properties *a1, cl_mem_flags a2, size_t a3, void *a4, cl_int *a5) {
     return vkcl_clCreateBufferWithProperties(a0, a1, a2, a3, a4, a5);
@@ -1190,7 +1576,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context a0, const
 
 static cl_mem CL_API_CALL vkcl_clCreateImageWithProperties(cl_context a0, const cl_mem_properties *a1, cl_mem_flags a2, const cl_image_format *a3, const cl_image_desc *a4, void *a5, cl_int *a6) {
     VKCL_ENSURE_STARTED_ERRCODE(a6, CL_OUT_OF_HOST_MEMORY, NULL);
-    return vkcl_py_clCreateImageWithProperties(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_SAVE;
+    cl_mem ret = vkcl_py_clCreateImageWithProperties(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context a0, const cl_mem_properties *a1, cl_mem_flags a2, const cl_image_format *a3, const cl_image_desc *a4, void *a5, cl_int *a6) {
     return vkcl_clCreateImageWithProperties(a0, a1, a2, a3, a4, a5, a6);
@@ -1198,7 +1587,10 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context a0, const 
 
 static cl_int CL_API_CALL vkcl_clSetContextDestructorCallback(cl_context a0, void(*a1)(cl_context context, void* user_data), void* a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
-    return vkcl_py_clSetContextDestructorCallback(a0, a1, a2);
+    VKCL_PYERR_SAVE;
+    cl_int ret = vkcl_py_clSetContextDestructorCallback(a0, a1, a2);
+    VKCL_PYERR_RESTORE;
+    return ret;
 }
 VKCL_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context a0, void(*a1)(cl_context context, void* user_data), void* a2) {
     return vkcl_clSetContextDestructorCallback(a0, a1, a2);

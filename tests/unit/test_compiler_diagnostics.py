@@ -70,3 +70,12 @@ def test_werror_fails_on_default_warnings():
     assert result.ok and result.log == ""
     obj = compiler.compile_object(DEFAULT_ON, "-Werror", CAPS)
     assert not obj.ok and obj.bitcode is None
+
+
+def test_log_lines_are_the_programs_own_with_a_prelude():
+    """clspv ignores #line: vkcl gives the log the program's line numbers back."""
+    from vkcl import compiler
+    src = "kernel void k(global float *o) {\n  o[0] = nan(0u);\n  o[1] = undeclared_thing;\n}\n"
+    result = compiler.compile_source(src, "", compiler.DeviceCaps())
+    assert not result.ok
+    assert "source:3:" in result.log and "3 |   o[1] = undeclared_thing;" in result.log, result.log

@@ -142,21 +142,21 @@ def test_clspv_options_setting_reaches_clspv(monkeypatch):
 
 
 def test_unroll_partial_threshold_unrolls_a_small_loop_further():
-    """A loop of 16 multiply-adds: LLVM's budget (150) unrolls it 4 times, 300 unrolls it 8 times."""
+    """A loop of 32 multiply-adds: LLVM's budget (150) unrolls it 4 times, 300 unrolls it 8 times."""
     from vkcl.compiler import compile_source
-    steps = " ".join(f"x{j % 8} = mad(x{j % 8}, a, b);" for j in range(16))
+    steps = " ".join(f"x{j % 8} = mad(x{j % 8}, a, b);" for j in range(32))
     src = ("kernel void k(global float *o, float a, float b, int n) {"
            " float x0 = o[0], x1 = o[1], x2 = o[2], x3 = o[3], x4 = o[4], x5 = o[5], x6 = o[6], x7 = o[7];"
            f" for (int i = 0; i < n; i++) {{ {steps} }}"
            " o[0] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7; }")
-    caps = dict(native_builtins=("fma",), fused_mad=True, unroll_runtime_loops=True)
+    caps = dict(native_builtins=("fma",), unroll_runtime_loops=True)
     counts = []
     for threshold in (0, 300):
         result = compile_source(src, "", DeviceCaps(**caps, unroll_partial_threshold=threshold))
         assert result.ok, result.log
         counts.append(_fma_count(result.spirv))
-    # the unrolled loop, then the remainder loop of 16
-    assert counts == [4 * 16 + 16, 8 * 16 + 16]
+    # the unrolled loop, then the remainder loop of 32
+    assert counts == [4 * 32 + 32, 8 * 32 + 32]
 
 
 def _fma_count(module: bytes) -> int:

@@ -61,64 +61,98 @@ def test_workgroup_sizes_are_per_kernel():
     assert spirv.workgroup_sizes(result.spirv) == {"a": 1024, "b": 0}
 
 
-# Two mad()s and one a * b + c (which clspv itself already makes an Fma: contraction is on).
+# Two mad()s, one a * b + c (which clspv itself makes an Fma: contraction is on), and a multiply
+# and an add in separate statements (which C does not let contract).
 MAD_SRC = ("kernel void k(global float4 *o, global double *d, float4 a, double b, float c) {"
-           " o[0] = mad(o[0], a, a); d[0] = mad(d[0], b, b); o[1] = o[1] * c + a; }")
+           " o[0] = mad(o[0], a, a); d[0] = mad(d[0], b, b); o[1] = o[1] * c + a;"
+           " float4 t = o[2] * c; o[2] = t + a; }")
 
 
-def test_fused_mad_turns_mad_into_fma(tmp_path):
-    result = compiler.compile_source(MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+def _fma_mul_add(dis: str) -> tuple[int, int, int]:
+    return dis.count(" Fma "), dis.count("OpFMul"), dis.count("OpFAdd")
+
+
+def test_mad_is_fma_and_other_operations_stay_exact(tmp_path):
+    result = compiler.compile_source(MAD_SRC, "", CAPS)
     assert result.ok, result.log
     dis = _disassemble(result.spirv, tmp_path)
-    assert 'OpExtInstImport "GLSL.std.450"' in dis
-    fmas = [l for l in dis.splitlines() if " Fma " in l]
-    assert len(fmas) == 3 and sum("double" in l for l in fmas) == 1, dis
-    assert "OpFAdd" not in dis and "OpFMul" not in dis and "NoContraction" not in dis  # dead multiplies go
+    assert _fma_mul_add(dis) == (3, 1, 1), dis
+    decorated = {l.split()[1] for l in dis.splitlines() if l.strip().endswith("NoContraction")}
+    pair = {l.split()[0] for l in dis.splitlines() if "= OpFMul" in l or "= OpFAdd" in l}
+    assert pair <= decorated, dis  # the separate statements may not be fused by the driver
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
 
 
-def test_fused_mad_only_where_asked_and_contraction_allowed(tmp_path):
-    plain = compiler.compile_source(MAD_SRC, "", CAPS)
-    dis = _disassemble(plain.spirv, tmp_path)
-    assert plain.ok and dis.count(" Fma ") == 1 and dis.count("OpFAdd") == 2, dis
-    off = compiler.compile_source("#pragma OPENCL FP_CONTRACT OFF\n" + MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+def test_mad_is_fma_whatever_fp_contract_says(tmp_path):
+    off = compiler.compile_source("#pragma OPENCL FP_CONTRACT OFF\n" + MAD_SRC, "", CAPS)
     dis = _disassemble(off.spirv, tmp_path)
-    assert off.ok and " Fma " not in dis and "NoContraction" in dis, dis
+    assert off.ok and _fma_mul_add(dis) == (2, 2, 2), dis  # a * b + c is no longer contracted
 
 
-def test_fused_mad_imports_glsl_when_the_module_has_not(tmp_path):
-    src = "kernel void k(global double *d, double b) { d[0] = mad(d[0], b, b); }"
+@pytest.mark.parametrize("options", ["-cl-mad-enable", "-cl-unsafe-math-optimizations", "-cl-fast-relaxed-math"])
+def test_options_that_allow_it_fuse_every_multiply_add(tmp_path, options):
+    result = compiler.compile_source(MAD_SRC, options, CAPS)
+    assert result.ok, result.log
+    dis = _disassemble(result.spirv, tmp_path)
+    assert _fma_mul_add(dis) == (4, 0, 0), dis  # dead multiplies go
+    # only the options that allow reassociation let the driver do it
+    assert ("NoContraction" in dis) == (options == "-cl-mad-enable") or "OpFSub" not in dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+
+
+def test_no_contraction_stays_without_options(tmp_path):
+    src = "kernel void k(global float *o, float x) { o[0] = 10.0f - (10.0f - x); o[1] = (x + 1e20f) - 1e20f; }"
+    dis = _disassemble(compiler.compile_source(src, "", CAPS).spirv, tmp_path)
+    adds = [l.split()[0] for l in dis.splitlines() if "= OpFAdd" in l or "= OpFSub" in l]
+    assert len(adds) == 4 and all(f"OpDecorate {a} NoContraction" in dis for a in adds), dis
+    fast = _disassemble(compiler.compile_source(src, "-cl-unsafe-math-optimizations", CAPS).spirv, tmp_path)
+    assert "NoContraction" not in fast
+
+
+def test_fusing_imports_glsl_when_the_module_has_not(tmp_path):
+    src = "kernel void k(global double *d, double b) { double t = d[0] * b; d[0] = t + b; }"
     plain = compiler.compile_source(src, "", CAPS)
     assert plain.ok and "GLSL.std.450" not in _disassemble(plain.spirv, tmp_path)
-    result = compiler.compile_source(src, "", compiler.DeviceCaps(fused_mad=True))
+    result = compiler.compile_source(src, "-cl-mad-enable", CAPS)
     dis = _disassemble(result.spirv, tmp_path)
     assert result.ok and 'OpExtInstImport "GLSL.std.450"' in dis and dis.count(" Fma ") == 1, dis
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
 
 
-# A two-sum's error term and a product used twice (exact arithmetic the prelude relies on),
-# beside one mad(): only the mad()'s multiply and add may lose NoContraction.
-EXACT_SRC = ("kernel void k(global double *o, double a, double b) {"
-             " double s = a + b, t = s - a, e = (a - (s - t)) + (b - t); double p = a * b;"
-             " o[0] = e; o[1] = p - o[2]; o[3] = p + o[4]; o[5] = mad(o[6], a, b); }")
+ATOMICS_SRC = ("kernel void k(global int *p, local int *l) {"
+               " atomic_add(p, 1); atomic_inc(l); atomic_cmpxchg(p + 1, 2, 3); barrier(CLK_LOCAL_MEM_FENCE);"
+               " p[2] = l[0]; }")
+C11_SRC = ("kernel void k(global atomic_int *q) {"
+           " atomic_fetch_add_explicit(q, 1, memory_order_acq_rel);"
+           " atomic_store_explicit(q + 1, 1, memory_order_release);"
+           " atomic_fetch_add_explicit(q + 2, 1, memory_order_relaxed); }")
+_ORDERING = 0x2 | 0x4 | 0x8 | 0x10
 
 
-@pytest.mark.parametrize("fused_mad", [False, True])
-def test_contraction_only_frees_single_use_multiply_adds(tmp_path, fused_mad):
-    result = compiler.compile_source(EXACT_SRC, "", compiler.DeviceCaps(fused_mad=fused_mad))
+def _atomic_semantics(spv: bytes) -> list[int]:
+    from vkcl.compiler import spirv
+    words = spirv.to_words(spv)
+    _, constants = spirv.int32_constants(words)
+    return [constants[words[pos + k]][1] for pos, op, n in spirv.instructions(words)
+            if op in spirv_fixes._ATOMIC_SEMANTICS for k in spirv_fixes._ATOMIC_SEMANTICS[op] if k < n]
+
+
+def test_opencl_1x_atomics_are_relaxed(tmp_path):
+    result = compiler.compile_source(ATOMICS_SRC, "", CAPS)
     assert result.ok, result.log
-    dis = _disassemble(result.spirv, tmp_path)
-    decorated = {l.split()[1] for l in dis.splitlines() if "NoContraction" in l}
-    ops = [l.split() for l in dis.splitlines()]
-    arith = {w[0]: w[2] for w in ops if w[2:3] in (["OpFAdd"], ["OpFSub"], ["OpFMul"])}
-    free = {r for r, op in arith.items() if r not in decorated}
-    fmas = [l for l in dis.splitlines() if " Fma " in l]
-    if fused_mad:
-        assert not free and len(fmas) == 1, dis  # the mad() pair became one Fma
-    else:
-        assert sorted(arith[r] for r in free) == ["OpFAdd", "OpFMul"] and not fmas, dis
-    # The two-sum (4 subtracts, 2 adds) and p with its two users keep theirs.
-    assert sum(arith[r] == "OpFSub" for r in decorated if r in arith) == 5, dis
+    semantics = _atomic_semantics(result.spirv)
+    assert len(semantics) == 4 and not any(s & _ORDERING for s in semantics), semantics
+    assert all(s & 0x140 for s in semantics)  # the storage-class bits stay
+    raw = _atomic_semantics(spirv_fixes.repair(result.spirv))  # what the repair is for:
+    assert raw == semantics  # (already relaxed: repairing twice changes nothing)
+
+
+def test_c11_atomics_keep_their_order(tmp_path, monkeypatch):
+    result = compiler.compile_source(C11_SRC, "-cl-std=CL2.0", CAPS)
+    assert result.ok, result.log
+    semantics = _atomic_semantics(result.spirv)
+    assert [s & _ORDERING for s in semantics] == [0x8, 0x4, 0], semantics
+    assert _atomic_semantics(spirv_fixes.relax_atomics(result.spirv)) != semantics  # what keeping it avoids
 
 
 # Eight chains through a loop of run-time trip count: LLVM's -unroll-runtime adds a remainder
@@ -152,14 +186,19 @@ def test_undef_phis_after_runtime_unrolling_are_merged(tmp_path, monkeypatch):
     assert spirv_phis.merge_undef_phis(after) == after  # nothing left to do
 
 
+# Three multiply-add pairs that only -cl-mad-enable lets fuse.
+PAIRS_SRC = ("kernel void k(global float4 *o, global double *d, float4 a, double b, float c) {"
+             " float4 t = o[0] * a; o[0] = t + a; double u = d[0] * b; d[0] = u + b; float4 v = o[1] * c; o[1] = v + a; }")
+
+
 def test_fused_mad_drops_a_multiply_whose_id_a_string_spells(tmp_path, monkeypatch):
     """A dead multiply goes even when a word of a string equals its id ("n\\0\\0\\0", the end of
-    "mad_chain", kept NVIDIA issuing one dead double multiply per mad() of the bench's loop)."""
+    "mad_chain", kept NVIDIA issuing one dead double multiply per multiply-add of a loop)."""
     from vkcl.compiler import spirv
     monkeypatch.setattr(spirv_fixes, "fuse_multiply_adds", lambda data: data)
     monkeypatch.setattr(spirv_fixes, "allow_contraction", lambda data: data)
     monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
-    raw = compiler.compile_source(MAD_SRC, "", compiler.DeviceCaps(fused_mad=True))
+    raw = compiler.compile_source(PAIRS_SRC, "-cl-mad-enable", CAPS)
     monkeypatch.undo()
     assert raw.ok, raw.log
     words = spirv.to_words(raw.spirv)
@@ -180,7 +219,7 @@ def test_fused_mad_drops_a_multiply_whose_id_a_string_spells(tmp_path, monkeypat
 
 # A loop that exits in the middle, too large a header for LLVM to rotate: clspv's structured
 # form gives its continue block phis that are OpUndef on the edge from the header (the exit path).
-_STEP8 = "".join(f" x{j} = mad(x{j}, a, b);" for j in range(8))
+_STEP8 = "".join(f" x{j} = x{j} * a; x{j} = x{j} + b;" for j in range(8))
 MIDEXIT_SRC = ("kernel void k(global float *o, float a, float b, int n) {"
                + "".join(f" float x{j} = (float)(get_local_id(0) + {j});" for j in range(8)) + " int i = 0;"
                + " for (;;) {" + _STEP8 + " if (i >= n) break;" + _STEP8 + " i++; }"
@@ -273,3 +312,23 @@ def test_argument_conversions_stay_within_the_push_constant_limit(tmp_path):
     assert len(k.push_constant_conversions) == 1 and k.push_constant_size == args_end + 8
     assert len(_conversions_to_double(_disassemble(result.spirv, tmp_path))) == 2
     assert subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "k.spv")]).returncode == 0
+
+
+def test_mistyped_pointer_access_chains_are_reinterpreted(tmp_path, monkeypatch):
+    """A select between p[i - 1] and p[255] (a byte offset to LLVM): clspv's SPIR-V is invalid."""
+    from vkcl.compiler import spirv_pointers
+    src = ("kernel void shift(global float *o, global const float *in) {"
+           " int i = get_global_id(0); o[i] = i > 0 ? in[i - 1] : in[255]; }")
+    monkeypatch.setattr(spirv_fixes, "fix_mistyped_pointers", lambda data: data)
+    monkeypatch.setenv("VKCL_CACHE", "0")  # the unrepaired binary must not be cached
+    raw = compiler.compile_source(src, "", CAPS)
+    monkeypatch.undo()
+    assert raw.ok, raw.log
+    path = tmp_path / "k.spv"
+    path.write_bytes(raw.spirv)
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(path)], capture_output=True).returncode != 0
+    fixed = spirv_pointers.fix_mistyped_pointers(raw.spirv)
+    dis = _disassemble(fixed, tmp_path)
+    assert dis.count("OpBitcast %_ptr_PhysicalStorageBuffer") == 2, dis
+    assert subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(tmp_path / "k.spv")]).returncode == 0
+    assert spirv_pointers.fix_mistyped_pointers(fixed) == fixed

@@ -156,3 +156,59 @@ def test_worker_inherits_pythonpath(monkeypatch):
         assert any(e.startswith(b"PYTHONPATH=") and b"/vkcl-test-marker" in e for e in environ)
     finally:
         worker.stop()
+
+
+def test_an_orphaned_worker_exits():
+    """The application dies while its worker's input stays open (a compile in progress does not
+    read it): the worker ends by itself within seconds."""
+    import subprocess
+    import time
+    from vkcl.compiler.worker import WORKER_SCRIPT
+    read_end, write_end = os.pipe()  # kept open here: the worker never sees end-of-input
+    parent = subprocess.run(
+        [sys.executable, "-c", "import os, subprocess, sys; os.environ['VKCL_WORKER_PARENT'] = str(os.getpid());"
+         " p = subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2]],"
+         f" stdin={read_end}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=({read_end},));"
+         " print(p.pid)", str(WORKER_SCRIPT), toolchain.clspv_library()],
+        capture_output=True, text=True, timeout=60, pass_fds=(read_end,))
+    pid = int(parent.stdout.strip())
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split()[2] == "Z":
+                    break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the orphaned worker is still running")
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_long_compile_says_so_once(monkeypatch, caplog):
+    """VKCL_BUILD_PROGRESS_S: a compile still running by then logs one line; a quick one none."""
+    import logging
+    import time
+    from vkcl.compiler import driver
+    monkeypatch.setenv("VKCL_CACHE", "0")
+
+    def slow_run(inputs, args):
+        time.sleep(0.6)
+        return real_run(inputs, args)
+
+    real_run = driver._run
+    src = "kernel void k(global int *a) { a[0] = 1; }"
+    with caplog.at_level(logging.WARNING, logger="vkcl.compiler"):
+        monkeypatch.setenv("VKCL_BUILD_PROGRESS_S", "0.2")
+        monkeypatch.setattr(driver, "_run", slow_run)
+        assert compiler.compile_source(src, "", compiler.DeviceCaps()).ok
+        monkeypatch.setattr(driver, "_run", real_run)
+        monkeypatch.setenv("VKCL_BUILD_PROGRESS_S", "5")
+        assert compiler.compile_source(src + " ", "", compiler.DeviceCaps()).ok
+    lines = [r.getMessage() for r in caplog.records if "still compiling" in r.getMessage()]
+    assert len(lines) == 1 and "OpenCL C" in lines[0], lines

@@ -765,12 +765,15 @@ def install(ffi, lib, impl):
     @ffi.def_extern(name='vkcl_py_clCreateFromGLBuffer')
     def clCreateFromGLBuffer(a0, a1, a2, a3):
         try:
-            return f_clCreateFromGLBuffer(a0, a1, a2, a3)
-        except CLError:
-            return NULL
+            result = f_clCreateFromGLBuffer(a0, a1, a2)
+            code = 0
+        except CLError as e:
+            result, code = NULL if e.result is None else e.result, e.code
         except BaseException:
-            unexpected('clCreateFromGLBuffer')
-            return NULL
+            result, code = NULL, unexpected('clCreateFromGLBuffer')
+        if a3 != NULL:
+            a3[0] = code
+        return result
 
     f_clCreateFromGLTexture2D = impl('clCreateFromGLTexture2D')
     @ffi.def_extern(name='vkcl_py_clCreateFromGLTexture2D')

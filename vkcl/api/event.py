@@ -72,7 +72,9 @@ def get_event_info(event, param_name, size, value, size_ret):
 
 def get_event_profiling_info(event, param_name, size, value, size_ret):
     ev = resolve(event)
-    if ev.times is None or ev.status != COMPLETE:
+    # (a trace gives every queue timestamps: the application's view stays its own)
+    asked = ev.queue is not None and ev.queue.properties & cl.CL_QUEUE_PROFILING_ENABLE
+    if ev.times is None or not asked or ev.status != COMPLETE:
         raise CLError(cl.CL_PROFILING_INFO_NOT_AVAILABLE)
     index = PROFILING_INDEX.get(param_name)
     if index is None:

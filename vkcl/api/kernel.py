@@ -140,11 +140,23 @@ def _local_mem(k: Kernel, d) -> int:
     return static + sum(a.local_size for a in k.args if a is not None and a.kind == "local")
 
 
+def _work_group_size(k: Kernel, d) -> int:
+    """The largest work-group the kernel can run with: the size it requires, when it requires
+    one; else the device's limit (Vulkan pipelines must accept any size up to it, so registers
+    and private memory lower nothing; its local memory does not grow with the size)."""
+    reqd = k.reqd_work_group_size
+    if reqd:
+        return reqd[0] * reqd[1] * reqd[2]
+    return d.max_work_group_size
+
+
 WORK_GROUP_INFO = {
-    cl.CL_KERNEL_WORK_GROUP_SIZE: ("size_t", lambda k, d: d.max_work_group_size),
+    cl.CL_KERNEL_WORK_GROUP_SIZE: ("size_t", _work_group_size),
     cl.CL_KERNEL_COMPILE_WORK_GROUP_SIZE: ("size_t[]", lambda k, d: list(k.reqd_work_group_size or (0, 0, 0))),
     cl.CL_KERNEL_LOCAL_MEM_SIZE: ("cl_ulong", _local_mem),
     cl.CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: ("size_t", lambda k, d: d.subgroup_size),
+    # Vulkan tells neither a pipeline's registers nor its scratch memory (only drivers with
+    # VK_KHR_pipeline_executable_properties would, and not in these units): 0, docs/status.md.
     cl.CL_KERNEL_PRIVATE_MEM_SIZE: ("cl_ulong", lambda k, d: 0),
 }
 

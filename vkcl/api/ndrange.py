@@ -47,6 +47,9 @@ def _plan(k, q):
     if plan is None:
         if q.device not in k.reflections:
             raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, "no executable for the queue's device")
+        refused = k.reflections[q.device].layout_error
+        if refused:  # never launched with a guessed argument layout (compiler/argument_layout.py)
+            raise CLError(cl.CL_INVALID_PROGRAM_EXECUTABLE, f"kernel {k.name}: {refused}")
         try:
             plan = k.plans[q.device] = program_image(k.program, q.device, q.vk).plan(k, q.device)
         except VulkanError as e:

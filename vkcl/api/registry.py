@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from vkcl import log, native
+from vkcl import log, native, trace
 from vkcl._gen import cl
 from vkcl._gen.cl_api import ENTRIES
 from vkcl.api import handles
@@ -67,4 +67,5 @@ def _traced(name: str, fn: Callable) -> Callable:
 
 def implementation(name: str) -> Callable:
     fn = _IMPLEMENTED.get(name) or _not_implemented(name)
-    return _traced(name, fn) if _api_log.isEnabledFor(10) else fn
+    fn = _traced(name, fn) if _api_log.isEnabledFor(10) else fn
+    return trace.api(name, fn) if trace.ENABLED else fn

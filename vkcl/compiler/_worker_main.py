@@ -119,7 +119,25 @@ def _load(library: str):
         return _CtypesClspv(library)
 
 
+def _exit_with_parent() -> None:
+    """End this process once the application is gone: while clspv compiles, the worker does not
+    read its input, so it would not see end-of-input (seen: an orphaned worker compiling for 20
+    minutes at full CPU). A thread checks the parent every second; compiles release the GIL.
+    VKCL_WORKER_PARENT names the parent (it may be gone before this runs)."""
+    import threading
+    import time
+    parent = int(os.environ.get("VKCL_WORKER_PARENT") or os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="vkcl-worker-parent", daemon=True).start()
+
+
 def serve(library: str) -> int:
+    _exit_with_parent()
     # The protocol gets its own descriptor; anything clspv prints on stdout goes to stderr.
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)

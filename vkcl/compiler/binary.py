@@ -17,6 +17,7 @@ import json
 import struct
 from dataclasses import dataclass
 
+from vkcl.compiler import argument_layout, spirv
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.errors import InvalidBinaryError
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError
@@ -126,4 +127,12 @@ def unpack(data: bytes) -> ProgramBinary:
         raise InvalidBinaryError(f"corrupt vkcl binary metadata: {e}") from None
     if binary.binary_type not in BINARY_TYPES:
         raise InvalidBinaryError(f"unknown binary type {binary.binary_type!r}")
+    if binary.binary_type == "executable" and binary.reflection is not None:
+        # A binary made before vkcl derived arguments' places from the SPIR-V holds clspv's
+        # offsets (an application's own cache, pyopencl's): derived again, which is cheap.
+        try:
+            refused = argument_layout.reconcile(binary.payload, binary.reflection)
+        except spirv.SpirvFormatError as e:
+            raise InvalidBinaryError(f"corrupt vkcl binary: {e}") from None
+        binary.log += "".join(line + "\n" for line in refused if line not in binary.log)
     return binary

@@ -2,36 +2,30 @@
 
 Key: SHA-256 over the inputs (sources, headers, or bitcode), the normalized options, the
 device caps key, the compiler version and what was asked for (executable, object, library).
-Entries are program binaries (vkcl.compiler.binary), so each carries its own checksum: a
-corrupt or truncated entry reads as a miss and is rewritten by the next compile.
+An entry, root/<key[:2]>/<key>.vkclbin, is a program binary (vkcl.compiler.binary) in a cache
+file (vkcl.cache_files) that names its key and carries a checksum: an entry of another key,
+or a corrupt, truncated, oversized or non-regular one, reads as a miss and is replaced by the
+next compile. The directory is used only when it is this user's and nobody else can write it.
 
 Location: VKCL_CACHE_DIR, else $XDG_CACHE_HOME/vkcl, else ~/.cache/vkcl. VKCL_CACHE=0 turns it off.
-Writes go to a temporary file that is renamed into place, so readers never see half an entry.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
+import re
 from pathlib import Path
 
-from vkcl.compiler import settings
+from vkcl import cache_files
 from vkcl.compiler.binary import ProgramBinary, pack, unpack
-from vkcl.compiler.errors import InvalidBinaryError
 
 _log = logging.getLogger("vkcl.compiler")
+_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 def cache_dir() -> Path | None:
     """The cache directory, or None when caching is off."""
-    if not settings.get("cache"):
-        return None
-    named = settings.get("cache_dir")
-    if named:
-        return Path(named)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "vkcl"
+    return cache_files.cache_dir()
 
 
 def make_key(*parts: bytes | str) -> str:
@@ -43,44 +37,32 @@ def make_key(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def _path(root: Path, key: str) -> Path:
-    return root / key[:2] / f"{key}.vkclbin"
+def _entry_dir(key: str, create: bool) -> Path | None:
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"not a cache key: {key!r}")
+    root = cache_dir()
+    if root is None or not cache_files.usable_root(root):
+        return None
+    return cache_files.subdir(root, key[:2], create)
 
 
 def load(key: str) -> ProgramBinary | None:
-    root = cache_dir()
-    if root is None:
+    where = _entry_dir(key, create=False)
+    if where is None:
         return None
-    path = _path(root, key)
-    try:
-        data = path.read_bytes()
-    except OSError:
+    path = where / f"{key}.vkclbin"
+    payload = cache_files.read(path, key)
+    if payload is None:
         return None
     try:
-        return unpack(data)
-    except InvalidBinaryError as e:
+        return unpack(payload)
+    except Exception as e:  # anything wrong with a checksummed entry is a miss, never an error
         _log.warning("ignoring corrupt cache entry %s: %s", path, e)
         return None
 
 
 def store(key: str, binary: ProgramBinary) -> bool:
-    root = cache_dir()
-    if root is None:
+    where = _entry_dir(key, create=True)
+    if where is None:
         return False
-    path = _path(root, key)
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pack(binary))
-        os.replace(tmp, path)
-        return True
-    except OSError as e:
-        _log.debug("could not write cache entry %s: %s", path, e)
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        return False
+    return cache_files.write(where / f"{key}.vkclbin", key, pack(binary))

@@ -48,6 +48,11 @@ class DeviceCaps:
     no_16bit_storage: tuple[str, ...] = ()
     # Float widths (16, 32, 64) with shaderRoundingModeRTE.
     rounding_mode_rte: tuple[int, ...] = ()
+    # Float widths whose signed zeros, infinities and NaNs the device can preserve
+    # (shaderSignedZeroInfNanPreserveFloatN), and whose denormals (shaderDenormPreserveFloatN):
+    # every entry point asks for them (spirv_float_modes.py).
+    preserve_inf_nan: tuple[int, ...] = ()
+    preserve_denorms: tuple[int, ...] = ()
     # Builtins clspv may map to the native Vulkan instruction (--use-native-builtins).
     native_builtins: tuple[str, ...] = ()
     # OpenCL C 3.0 feature macros to define (__opencl_c_...); empty: clspv's own choice.
@@ -62,9 +67,6 @@ class DeviceCaps:
     # (phi copies, a reloaded constant): 6 next to 64 FFMAs at 150 (91% of the issue slots),
     # 6 next to 128 at 300 (96%). See docs/performance.md, "MAD float".
     unroll_partial_threshold: int = 0
-    # mad() as GLSL.std.450 Fma (spirv_fixes.fuse_multiply_adds): for drivers whose code from
-    # Fma beats their own fusing of a multiply and an add (NVIDIA).
-    fused_mad: bool = False
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:
@@ -77,8 +79,9 @@ class DeviceCaps:
             bad = set(getattr(self, name)) - set(STORAGE_CLASSES)
             if bad:
                 raise ValueError(f"{name}: unknown storage classes {sorted(bad)}")
-        if set(self.rounding_mode_rte) - {16, 32, 64}:
-            raise ValueError("rounding_mode_rte takes 16, 32 and 64")
+        for name in ("rounding_mode_rte", "preserve_inf_nan", "preserve_denorms"):
+            if set(getattr(self, name)) - {16, 32, 64}:
+                raise ValueError(f"{name} takes 16, 32 and 64")
         if self.max_push_constant_size < 0 or self.printf_buffer_size <= 0:
             raise ValueError("sizes must be positive")
 

@@ -116,3 +116,31 @@ def warnings_as_errors(log: str) -> str:
             line = f"{head}: error: {tail}"
         out.append(line)
     return "\n".join(out) + ("\n" if log.endswith("\n") else "")
+
+
+_LOCATION = re.compile(r"(\S+?):(\d+):(?=\d+:)")
+_GUTTER = re.compile(r"^(\s*)(\d+)( \| )")
+
+
+def shift_source_lines(log: str, prelude_lines: int) -> str:
+    """The program's own line numbers in clspv's log: clspv counts the lines of what it compiled,
+    vkcl's prelude included (it ignores `#line`). Locations in the prelude say so."""
+    if not prelude_lines:
+        return log
+    out, current = [], None
+
+    def location(m: re.Match) -> str:
+        nonlocal current
+        current = m.group(1)
+        if current != "source":
+            return m.group(0)
+        n = int(m.group(2)) - prelude_lines
+        return f"source:{n}:" if n > 0 else f"<vkcl prelude>:{m.group(2)}:"
+
+    for line in log.split("\n"):
+        line = _LOCATION.sub(location, line)
+        g = _GUTTER.match(line)
+        if g and current == "source" and int(g.group(2)) > prelude_lines:
+            line = f"{g.group(1)}{int(g.group(2)) - prelude_lines}{g.group(3)}" + line[g.end():]
+        out.append(line)
+    return "\n".join(out)

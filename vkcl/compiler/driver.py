@@ -6,16 +6,20 @@ for bad arguments (InvalidOptionsError, InvalidILError, ValueError).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import shlex
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Union
 
-from vkcl.compiler import cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_fixes, spirv_printf, toolchain
+from vkcl import log, trace
+from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
+                           spirv_bounds, spirv_fixes, spirv_printf, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -23,6 +27,7 @@ from vkcl.compiler.options import CL_STD_VERSIONS, BuildOptions, parse_options
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
 from vkcl.compiler.worker import CompileOutput, get_worker
 
+_log = log.get("compiler")
 BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 _LINK_CRASH_HINT = ("(when linking, a function that no object defines makes clspv crash: "
                     "every function a kernel calls must be defined in one of the linked programs)\n")
@@ -78,6 +83,34 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
+def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None
+                ) -> tuple[CompileOutput, dict]:
+    """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
+    the source includes). Where its front end refuses a by-value kernel argument's type, that
+    type is passed as bytes and the source built again (byvalue_args); also returns the names
+    the reflection must then be given back."""
+    def with_prelude(source: bytes) -> bytes:
+        return prelude.with_prelude(source, include_dirs, headers)
+
+    out = _run([with_prelude(s) for s in sources], args)
+    current, refused, renamed = sources[0], set(), {}
+    for _ in range(byvalue_args.MAX_ROUNDS):
+        if out.ok or len(sources) != 1:
+            break
+        before = with_prelude(current).count(b"\n") - current.count(b"\n")
+        more = byvalue_args.refused_types(current, out.log, (before, 0)) - refused
+        if not more:
+            break
+        refused |= more
+        rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
+        current, renamed = rewrite.source, rewrite.names
+        out = _run([with_prelude(current)], args)
+    if len(sources) == 1:
+        before = with_prelude(current).count(b"\n") - current.count(b"\n")
+        out.log = diagnostics.shift_source_lines(out.log, before)
+    return out, renamed
+
+
 def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
     for name, text in headers.items():
         rel = PurePosixPath(name)
@@ -89,8 +122,10 @@ def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
 
 
 def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
-             binary_type: str, headers: dict | None = None, cacheable: bool = True) -> CompileResult:
+             binary_type: str, headers: dict | None = None, cacheable: bool = True,
+             check_bounds: bool | None = None) -> CompileResult:
     start = time.perf_counter()
+    bounds = settings.get("check_bounds") if check_bounds is None else check_bounds
     version = _safe_version()
     more = shlex.split(settings.get("clspv_options") or "")
     key = None
@@ -99,6 +134,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # changed are not reused.
         parts: list[bytes | str] = [binary_type, input_kind, opts.canonical(), caps.key(), version,
                                     f"fixes{spirv_fixes.VERSION}", f"prelude{prelude.DIGEST}", *more]
+        if bounds:  # instrumented and plain binaries never mix
+            parts.append(f"bounds{spirv_bounds.VERSION}")
         for name in sorted(headers or {}):
             parts += [name, headers[name]]
         parts += inputs
@@ -107,17 +144,22 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if hit is not None and hit.binary_type == binary_type:
             result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
             result.options = opts.text  # the key is the normalized options, not their spelling
+            if trace.ENABLED:
+                _trace_compile(result, input_kind)
             return result
-    if input_kind == "cl":
-        inputs = [prelude.with_prelude(i) for i in inputs]
     output_kind = "spirv" if binary_type == "executable" else "bitcode"
+    renamed: dict = {}
     with tempfile.TemporaryDirectory(prefix="vkcl-headers-") as tmp:
         extra: tuple[str, ...] = ()
         if headers:
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
-        out = _run(inputs, args + more)
+        with _progress(sum(len(i) for i in inputs), input_kind):
+            if input_kind == "cl":
+                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers)
+            else:
+                out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
@@ -126,13 +168,41 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        # OpenCL C allows contraction unless a source turns FP_CONTRACT off (spec 6.11).
-        contraction = input_kind != "cl" or not any(_contract_off.search(i) for i in inputs)
-        _attach_output(result, out.binary, contraction, caps.fused_mad, caps.max_push_constant_size)
+        _attach_output(result, out.binary, opts, caps, bounds)
+        if renamed and result.reflection is not None:
+            byvalue_args.restore_names(result.reflection, renamed)
     result.seconds = time.perf_counter() - start
     if result.ok and key is not None:
         cache.store(key, result.to_binary())
+    if trace.ENABLED:
+        _trace_compile(result, input_kind)
     return result
+
+
+@contextlib.contextmanager
+def _progress(size: int, input_kind: str):
+    """One line on stderr (a warning of the compiler group) when a compile is still running after
+    VKCL_BUILD_PROGRESS_S seconds; nothing for the quick compiles of a normal run."""
+    after = float(settings.get("build_progress_s"))
+    if after <= 0:
+        yield
+        return
+    start = time.monotonic()
+    timer = threading.Timer(after, lambda: _log.warning(
+        "still compiling %d bytes of %s after %.0f s (clspv)", size,
+        "OpenCL C" if input_kind == "cl" else "LLVM bitcode", time.monotonic() - start))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _trace_compile(result: CompileResult, input_kind: str) -> None:
+    end = time.monotonic_ns()
+    trace.span(f"compile ({input_kind} -> {result.binary_type})", "compile", end - int(result.seconds * 1e9), end,
+               {"cache": "hit" if result.from_cache else "miss", "status": result.status})
 
 
 def _safe_version() -> str:
@@ -142,11 +212,12 @@ def _safe_version() -> str:
         return "unavailable"
 
 
-_contract_off = re.compile(rb"#\s*pragma\s+OPENCL\s+FP_CONTRACT\s+OFF")
+# OpenCL C versions with only the 1.x atomic functions, which are relaxed (OpenCL C 1.2, 6.12.11).
+_RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
-def _attach_output(result: CompileResult, binary: bytes, contraction: bool = True, fused_mad: bool = False,
-                   push_constant_limit: int = 128) -> None:
+def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps,
+                   check_bounds: bool = False) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -155,12 +226,42 @@ def _attach_output(result: CompileResult, binary: bytes, contraction: bool = Tru
             result.bitcode = binary
         return
     try:
-        binary = spirv_fixes.repair(binary, contraction, fused_mad, push_constant_limit)
-        result.reflection = parse_reflection(binary)
+        unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
+        binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
+                                    relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
+                                    float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte))
+        reflection = parse_reflection(binary)
+        refused = argument_layout.reconcile(binary, reflection)
+        # Conversions to double need the arguments' true places, and add members after them.
+        converted = spirv_args.convert_arguments_on_host(binary, caps.max_push_constant_size,
+                                                         argument_layout.by_value_ranges(reflection))
+        if converted is not binary:
+            binary, reflection = converted, parse_reflection(converted)
+            refused = argument_layout.reconcile(binary, reflection)
+        result.reflection = reflection
+        result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
+        if check_bounds:
+            result.spirv, result.log = _check_bounds(result.spirv, result.reflection, caps, result.log)
     except (ReflectionError, spirv.SpirvFormatError) as e:
         result.ok, result.status = False, "error"
         result.log += f"clspv's output could not be read: {e}\n"
+
+
+def _check_bounds(binary: bytes, reflection, caps: DeviceCaps, log: str) -> tuple[bytes, str]:
+    """VKCL_CHECK_BOUNDS: the module instrumented (spirv_bounds), each kernel told where its
+    table address goes; unchanged, with a line in the log, where the push constants are full."""
+    instrumented, offsets = spirv_bounds.instrument(binary)
+    if not offsets:
+        return binary, log
+    if max(offsets.values()) + 8 > caps.max_push_constant_size:
+        return binary, log + "warning: VKCL_CHECK_BOUNDS: no push-constant room for the bounds table; not checked\n"
+    for name, offset in offsets.items():
+        kernel = reflection.kernels.get(name)
+        if kernel is not None:
+            kernel.bounds_table_offset = offset
+            kernel.push_constant_size = max(kernel.push_constant_size, offset + 8)
+    return instrumented, log
 
 
 _INCLUDE = re.compile(rb"#\s*include")
@@ -183,13 +284,14 @@ def _source_bytes(source: str | bytes | list) -> list[bytes]:
 
 
 def compile_source(source: str | bytes | list, options: BuildOptions | str | None, caps: DeviceCaps,
-                   headers: dict[str, str] | None = None) -> CompileResult:
+                   headers: dict[str, str] | None = None, check_bounds: bool | None = None) -> CompileResult:
     """clBuildProgram of OpenCL C source (a list of strings is joined into one program):
-    SPIR-V and its reflection."""
+    SPIR-V and its reflection. `check_bounds`: instrument it (spirv_bounds); None: as
+    VKCL_CHECK_BOUNDS says."""
     opts = _options(options, "build")
     sources = _source_bytes(source)
     return _compile(sources, opts, caps, input_kind="cl", binary_type="executable", headers=headers,
-                    cacheable=_cacheable(opts, sources, headers))
+                    cacheable=_cacheable(opts, sources, headers), check_bounds=check_bounds)
 
 
 def compile_object(source: str | bytes, options: BuildOptions | str | None, caps: DeviceCaps,
@@ -258,7 +360,8 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
                              f"but the device has {caps.address_bits}-bit addresses\n")
     spec_text = il_mod.spec_const_argument(spec) if spec else ""
     key = cache.make_key("il", opts.canonical(), caps.key(), _safe_version(), f"fixes{spirv_fixes.VERSION}",
-                         bytes(il), spec_text)
+                         bytes(il), spec_text,
+                         *([f"bounds{spirv_bounds.VERSION}"] if settings.get("check_bounds") else []))
     hit = cache.load(key)
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)

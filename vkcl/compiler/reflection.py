@@ -126,6 +126,12 @@ class KernelReflection:
     # (destination offset, source offset, source's struct format): push constants the runtime
     # fills with a double converted from argument bytes (vkcl.compiler.spirv_args)
     push_constant_conversions: list[tuple[int, int, str]] = field(default_factory=list)
+    # Why the arguments' places could not be derived from the SPIR-V (argument_layout): such a
+    # kernel is never launched. Empty when they were.
+    layout_error: str = ""
+    # VKCL_CHECK_BOUNDS: the push-constant byte offset of the bounds table's address, where
+    # vkcl.compiler.spirv_bounds instrumented the kernel; None where it did not.
+    bounds_table_offset: int | None = None
 
     @property
     def may_use_printf(self) -> bool:

@@ -252,6 +252,23 @@ def global_variables(words: array) -> dict[int, tuple[int, int]]:
     return out
 
 
+# Instructions of function bodies whose words from this position on (relative to the opcode's)
+# are literals, not ids: a literal equal to a variable's id is not a use of it (seen: a kernel's
+# OpCompositeExtract index 14 kept another kernel's push-constant variable %14 in its entry point,
+# two push-constant blocks, and lavapipe's vkCreateComputePipelines failed).
+_LITERALS_FROM = {81: 4, 82: 5, 79: 5,   # OpCompositeExtract/Insert indices, OpVectorShuffle components
+                  61: 4, 62: 3, 63: 3, 64: 4,  # memory operands of OpLoad, OpStore, OpCopyMemory(Sized)
+                  OP_LINE: 2, 247: 2, 246: 3, 250: 4, 251: 3,  # OpLine, merges, branch weights, OpSwitch
+                  342: 4, **{op: 4 for op in range(349, 367)}}  # group operations of subgroup reductions
+_LITERAL_AT = {OP_EXT_INST: 4, OP_VARIABLE: 3}  # the instruction number; the storage class
+
+
+def _id_operands(words: array, pos: int, op: int, count: int):
+    end = pos + min(count, _LITERALS_FROM.get(op, count))
+    skip = pos + _LITERAL_AT[op] if op in _LITERAL_AT else -1
+    return (words[i] for i in range(pos + 1, end) if i != skip)
+
+
 def variables_used(words: array, variables) -> dict[int, set[int]]:
     """Entry-point function id -> the global variables its body (and its callees') names."""
     direct: dict[int, set[int]] = {}
@@ -266,7 +283,7 @@ def variables_used(words: array, variables) -> dict[int, set[int]]:
         elif function is not None:
             if op == OP_FUNCTION_CALL:
                 calls[function].add(words[pos + 3])
-            direct[function].update(w for w in words[pos + 1:pos + count] if w in variables)
+            direct[function].update(w for w in _id_operands(words, pos, op, count) if w in variables)
     closed = {}
     for f in direct:
         seen, todo, used = {f}, [f], set()

@@ -17,8 +17,10 @@ tells the runtime which argument bytes to convert into it:
 
 (reflection_parser reads it into KernelReflection.push_constant_conversions.) Only values that
 lie inside one of the kernel's own POD arguments move: clspv's builtin push constants, such as
-the global offset, are written per dispatch region. The block grows only within the device's
-push-constant limit. A float denormal keeps its value on the host, which OpenCL allows.
+the global offset, are written per dispatch region. Where the arguments are comes from
+argument_layout (clspv's reflection can misplace them); new members go after them and after the
+block's last member. The block grows only within the device's push-constant limit. A float
+denormal keeps its value on the host, which OpenCL allows.
 """
 from __future__ import annotations
 
@@ -69,6 +71,8 @@ class _Module:
         self.clspv_set = self.void = None
         self.last_import = self.first_function = None
         self.kernels: dict[int, int] = {}  # kernel function -> clspv Kernel instruction id
+        self.kernel_names: dict[int, str] = {}  # clspv Kernel instruction id -> kernel name
+        self.strings: dict[int, str] = {}
         self.pods: dict[int, list[tuple[int, int]]] = {}  # clspv Kernel id -> (offset, size) of its PODs
         self.conversions: list[tuple] = []  # (position, function, result, variable, offset, kind)
         self._walk(words)
@@ -82,6 +86,8 @@ class _Module:
                 self.types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + n]))
             elif op == OP_TYPE_VOID:
                 self.void = w[pos + 1]
+            elif op == spirv.OP_STRING:
+                self.strings[w[pos + 1]] = spirv.literal_string(w, pos + 2, pos + n)[0]
             elif op == spirv.OP_CONSTANT and self.types.get(w[pos + 1], (0, ()))[0] == spirv.OP_TYPE_INT \
                     and self.types[w[pos + 1]][1][0] == 32:
                 self.constants[w[pos + 2]] = (w[pos + 1], w[pos + 3])
@@ -144,6 +150,7 @@ class _Module:
                 operands = w[pos + 5:pos + n]
                 if w[pos + 4] == CLSPV_KERNEL:
                     self.kernels[operands[0]] = w[pos + 2]
+                    self.kernel_names[w[pos + 2]] = self.strings.get(operands[1], "")
                 elif w[pos + 4] == CLSPV_POD_PUSH_CONSTANT and len(operands) >= 4:
                     offset, size = (self.constants.get(i, (0, None))[1] for i in operands[2:4])
                     if offset is not None and size is not None:
@@ -184,11 +191,17 @@ def _only_declared(words: array, block: int) -> bool:
     return True
 
 
-def convert_arguments_on_host(data: bytes, push_constant_limit: int) -> bytes:
+def convert_arguments_on_host(data: bytes, push_constant_limit: int,
+                              pods: dict[str, list[tuple[int, int]]] | None = None) -> bytes:
+    """`pods`: kernel name -> (offset, size) of its by-value push-constant arguments, where the
+    code reads them (argument_layout); clspv's reflection when None. A kernel not named has none."""
     words = spirv.to_words(data)
     m = _Module(words)
     if not m.conversions or m.clspv_set is None or m.void is None:
         return data
+    if pods is not None:
+        m.pods = {kid: list(pods.get(name, ())) for kid, name in m.kernel_names.items()}
+    args_end = max((o + s for ranges in m.pods.values() for o, s in ranges), default=0)
     # Which conversions can move: in a kernel, of bytes inside one of its POD arguments, from a
     # block this pass may grow.
     blocks = {}  # block -> {(offset, kind): new member's offset}
@@ -205,7 +218,7 @@ def convert_arguments_on_host(data: bytes, push_constant_limit: int) -> bytes:
             if not _only_declared(words, block):
                 blocks[block] = None
             else:
-                blocks[block], sizes[block] = {}, (m.block_size(block) + 7) & ~7
+                blocks[block], sizes[block] = {}, (max(m.block_size(block), args_end) + 7) & ~7
         members = blocks[block]
         if members is None:
             continue

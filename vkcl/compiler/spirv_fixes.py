@@ -18,24 +18,21 @@
    two kernels of one program, one taking a padded struct by value). An entry point may have
    one push-constant block, so its pipeline failed (VK_ERROR_UNKNOWN); each entry point keeps
    only the push-constant variables its function uses.
-5. NoContraction on multiply-adds (allow_contraction): clspv turns mad() into a multiply and
-   an add that may not be fused. OpenCL allows mad() to fuse, and FP_CONTRACT is ON by
-   default in OpenCL C, so the decorations only halve throughput (seen: 0.46x NVIDIA's
-   OpenCL on an H100). They stay when the source turns FP_CONTRACT OFF. Only a multiply
-   used by one add or subtract, and that add, lose them: contraction is fusing the two, and
-   an operation without NoContraction may be reassociated too (lavapipe then turned the
-   error of a two-sum, (a - (s - (s - a))) + (b - (s - a)), into 0, which broke the
-   prelude's double-double arithmetic and any compensated sum).
-6. Ordered atomics (relax_atomics): clspv gives every atomic AcquireRelease semantics, and
-   NVIDIA fences around each (seen: a histogram at 0.11x). OpenCL 1.x atomic functions are
-   relaxed, and vkcl reports only relaxed atomics (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), so
-   the ordering bits are dropped; the storage-class bits stay. Fences and barriers are
+5. Exactness (allow_contraction, fuse_multiply_adds): clspv decorates every float operation
+   it must not contract NoContraction; without it a Vulkan driver may reassociate (seen on
+   lavapipe and NVIDIA with every NoContraction stripped: `10 - (10 - x)` became x, `inf * 0`
+   became 0). So the decorations stay, unless the build options allow the change:
+   -cl-mad-enable, -cl-unsafe-math-optimizations or -cl-fast-relaxed-math let each multiply-add
+   pair become GLSL.std.450 Fma (fuse_multiply_adds); the last two also let the driver
+   reassociate (allow_contraction strips the decorations). mad() needs neither: the prelude
+   makes it a contracted expression, which clspv writes as Fma (prelude/mad.py).
+6. Ordered atomics (relax_atomics): clspv gives the OpenCL 1.x atomic functions AcquireRelease
+   semantics, and NVIDIA fences around each (seen: a histogram at 0.11x). They are relaxed
+   functions, so in a program whose OpenCL C version has no other atomics (1.0-1.2, the default)
+   the ordering bits are dropped; the storage-class bits stay. In OpenCL C 2.0 and 3.0 programs
+   they stay: there C11 atomics keep the order the source gave them. Fences and barriers are
    separate instructions and keep their semantics.
-7. mad() as a fused multiply-add (fuse_multiply_adds, where the device asks for it): with
-   contraction allowed, each multiply-add pair clspv made of mad() becomes GLSL.std.450 Fma,
-   which OpenCL allows for mad(). NVIDIA's driver fuses the pair itself, but its code from Fma
-   is faster (H200, 8 chains of double multiply-adds: 30.6 TFLOP/s from the pair, 33.3 from
-   Fma; NVIDIA's OpenCL 30.5).
+7. (Retired: mad() as Fma is the prelude's work now, prelude/mad.py.)
 8. Phis that differ only by OpUndef after a runtime-unrolled loop (spirv_phis.py): merged, so
    that NVIDIA's driver does not keep each loop value twice.
 9. The OpUndef inputs left in phis (spirv_phis.fill_undef_phi_inputs), such as those of the
@@ -45,9 +42,16 @@
    NVIDIA's driver makes its dot-product instruction of (4.4x on an H200).
 11. Scalar arguments converted to double (spirv_args.py): converted by the runtime into new
    push constants, which NVIDIA's driver reads from its constant bank (MAD double on an
-   H200: 0.92 -> 1.00 of NVIDIA's OpenCL).
+   H200: 0.92 -> 1.00 of NVIDIA's OpenCL). It needs the arguments' true places
+   (argument_layout.py), so the compiler driver applies it after the repairs here.
 12. printf's return value (spirv_printf.py): 0 on success, not clspv's 1. It needs the
    reflection, so the compiler driver applies it after parsing it.
+13. Float execution modes (spirv_float_modes.py): signed zeros, infinities, NaNs and, where
+   the device can, denormals preserved, and rounding to nearest even, on every entry point.
+14. Pointers whose types disagree (spirv_pointers.py): an OpPtrAccessChain or OpSelect of
+   PhysicalStorageBuffer pointers gets its operands reinterpreted as its result's type
+   (clspv gave `cond ? p[i] : p[255]` an access chain whose result and base types differ:
+   invalid SPIR-V, which lavapipe refused).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -63,12 +67,13 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_args import convert_arguments_on_host
 from vkcl.compiler.spirv_dot import pack_dot_products
+from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
+from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 9
+VERSION = 12
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -85,10 +90,15 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
                          83: "OpCopyObject", 46: "OpConstantNull", 61: "OpLoad", 55: "OpFunctionParameter"}
 
 
-def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_constant_limit: int = 128) -> bytes:
-    """Every repair below; `contraction`: the source allows contraction (no FP_CONTRACT OFF);
-    `fused_mad`: the device wants mad() as Fma (DeviceCaps.fused_mad); `push_constant_limit`:
-    the device's maxPushConstantsSize."""
+def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
+           float_modes: tuple = ((), (), ())) -> bytes:
+    """Every repair below but 11 and 12 (the driver's, after the reflection is read);
+    `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
+    `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
+    -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
+    atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
+    (denormals) the device preserves, and those it rounds to nearest even on request."""
+    data = fix_mistyped_pointers(data)
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
@@ -96,104 +106,87 @@ def repair(data: bytes, contraction: bool = True, fused_mad: bool = False, push_
     data = merge_undef_phis(data)
     data = fill_undef_phi_inputs(data)
     data = pack_dot_products(data)
-    data = convert_arguments_on_host(data, push_constant_limit)
-    if contraction:
-        if fused_mad:
-            data = fuse_multiply_adds(data)
+    if mad_enable or unsafe_math:
+        data = fuse_multiply_adds(data)
+    if unsafe_math:
         data = allow_contraction(data)
-    return relax_atomics(data)
+    data = add_float_modes(data, *float_modes)
+    return relax_atomics(data) if relaxed_atomics else data
 
 
 DECORATION_NO_CONTRACTION = 42
-OP_FADD, OP_FSUB, OP_FMUL, OP_NAME = 129, 131, 133, 5
-GLSL_STD_450, GLSL_FMA = "GLSL.std.450", 50
 
 
 def allow_contraction(data: bytes) -> bytes:
     words = spirv.to_words(data)
-    no_contraction, pairs = _multiply_adds(words)
-    fusable = {i for add, mul in pairs.items() for i in (add, mul)} & no_contraction
-    if not fusable:
-        return data
-    out = words[:spirv.HEADER_WORDS]
-    for pos, op, n in spirv.instructions(words):
-        if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION \
-                and words[pos + 1] in fusable:
-            continue
-        out.extend(words[pos:pos + n])
-    return spirv.to_bytes(out)
-
-
-def _multiply_adds(words) -> tuple[set[int], dict[int, int]]:
-    """The ids decorated NoContraction, and {add or subtract: the multiply it may fuse with}:
-    an OpFAdd or OpFSub with an OpFMul operand that nothing else uses. A multiply's result can
-    only be used inside a function, so only words there count, but any such word equal to its
-    id does, literals included: a multiply may be left unfused by mistake, never fused with
-    one of two users. (Counting the whole module counted words of strings, such as the
-    "n\0\0\0" ending "mad_chain".)"""
-    no_contraction, muls, adds = set(), {}, {}
+    out, changed = words[:spirv.HEADER_WORDS], False
     for pos, op, n in spirv.instructions(words):
         if op == spirv.OP_DECORATE and n == 3 and words[pos + 2] == DECORATION_NO_CONTRACTION:
-            no_contraction.add(words[pos + 1])
-        elif op == OP_FMUL and n == 5:
-            muls[words[pos + 2]] = words[pos + 1]
-        elif op in (OP_FADD, OP_FSUB) and n == 5:
-            adds[words[pos + 2]] = (words[pos + 1], words[pos + 3], words[pos + 4])
-    uses = dict.fromkeys(muls, 0)
-    for pos, op, n, in_function in spirv.instructions_scoped(words):
-        if in_function and op != spirv.OP_LINE:
-            for w in words[pos + 1:pos + n]:
-                if w in uses:
-                    uses[w] += 1
-    pairs = {}
-    for add, (t, x, y) in adds.items():
-        for m in (x, y):
-            if m in muls and muls[m] == t and uses[m] == 2:  # its definition and this add
-                pairs[add] = m
-                break
-    return no_contraction, pairs
+            changed = True
+            continue
+        out.extend(words[pos:pos + n])
+    return spirv.to_bytes(out) if changed else data
+
+
+OP_FADD, OP_FMUL, OP_NAME = 129, 133, 5
+GLSL_STD_450, GLSL_FMA = "GLSL.std.450", 50
 
 
 def fuse_multiply_adds(data: bytes) -> bytes:
-    """OpFAdd(OpFMul(a, b), c), both NoContraction (how clspv writes mad() when contraction is
-    allowed: FP_CONTRACT OFF decorates plain a * b + c too, so the caller checks), the multiply
-    used by that add only, becomes Fma(a, b, c), and the multiply goes with its decorations
-    (NVIDIA's driver did not drop it: a mad() double loop stayed at the pair's speed with it).
-    A multiply that something else uses too stays unfused: each user would see another product."""
+    """OpFAdd(OpFMul(a, b), c) becomes Fma(a, b, c): only where the build options allow it (clspv
+    decorates such a pair NoContraction, or, under -cl-mad-enable, leaves the fusing to the
+    driver: Fma is faster on NVIDIA). A multiply no other instruction uses goes, with its
+    decorations (NVIDIA's driver did not drop it: a double multiply-add loop stayed at the
+    pair's speed with it)."""
     words = spirv.to_words(data)
-    no_contraction, pairs = _multiply_adds(words)
-    glsl, memory_model, muls, fma_of = None, None, {}, {}
+    muls, glsl, memory_model = {}, None, None
     for pos, op, n in spirv.instructions(words):
         if op == spirv.OP_EXT_INST_IMPORT and spirv.literal_string(words, pos + 2, pos + n)[0] == GLSL_STD_450:
             glsl = words[pos + 1]
         elif op == spirv.OP_MEMORY_MODEL and memory_model is None:
             memory_model = pos
         elif op == OP_FMUL and n == 5:
-            muls[words[pos + 2]] = (words[pos + 3], words[pos + 4])
-        elif op == OP_FADD and n == 5 and pairs.get(words[pos + 2]) in no_contraction \
-                and words[pos + 2] in no_contraction:
-            m = pairs[words[pos + 2]]
-            fma_of[pos] = (m, words[pos + 4] if words[pos + 3] == m else words[pos + 3])
-    if not fma_of:
+            muls[words[pos + 2]] = (words[pos + 1], words[pos + 3], words[pos + 4])
+    fusable = set(muls)
+    if not fusable:
         return data
     import_words = []
     if glsl is None:  # import GLSL.std.450 under a new id, before OpMemoryModel
         glsl = words[3]
         name = spirv.string_words(GLSL_STD_450)
         import_words = [((2 + len(name)) << 16) | spirv.OP_EXT_INST_IMPORT, glsl, *name]
-    dead = {m for m, _ in fma_of.values()}
-    fused = {words[pos + 2] for pos in fma_of}  # their NoContraction goes too
+    # Which adds become Fma, and how often each multiply is named elsewhere. A multiply's result
+    # can only be used inside a function, so only words there count, but any such word equal to
+    # its id does, literals included: a multiply may be kept by mistake, never dropped. (Counting
+    # the whole module kept multiplies whose id equalled a word of a string, such as the "n\0\0\0"
+    # ending "mad_chain"; NVIDIA's 580 driver happened to drop those itself.)
+    fma_of, uses = {}, dict.fromkeys(fusable, 0)
+    for pos, op, n, in_function in spirv.instructions_scoped(words):
+        if not in_function or op == spirv.OP_LINE:
+            continue
+        if op == OP_FADD and n == 5:
+            t, r, x, y = words[pos + 1:pos + 5]
+            m, c = (x, y) if x in fusable else (y, x) if y in fusable else (None, None)
+            if m is not None and muls[m][0] == t:
+                fma_of[pos] = (m, c)
+                uses[m] -= 1
+        for w in words[pos + 1:pos + n]:
+            if w in uses:
+                uses[w] += 1
+    if not fma_of:
+        return data
+    dead = {m for m, count in uses.items() if count == 1}  # its own definition only
     out = array("I", words[:spirv.HEADER_WORDS])
     for pos, op, n in spirv.instructions(words):
         if pos == memory_model:
             out.extend(import_words)
         if pos in fma_of:
             (m, c), t, r = fma_of[pos], words[pos + 1], words[pos + 2]
-            out.extend([(8 << 16) | spirv.OP_EXT_INST, t, r, glsl, GLSL_FMA, *muls[m], c])
+            _, a, b = muls[m]
+            out.extend([(8 << 16) | spirv.OP_EXT_INST, t, r, glsl, GLSL_FMA, a, b, c])
             continue
         if (op == OP_FMUL and n == 5 and words[pos + 2] in dead) or \
-                (op in (spirv.OP_DECORATE, OP_NAME) and words[pos + 1] in dead) or \
-                (op == spirv.OP_DECORATE and words[pos + 1] in fused and words[pos + 2] == DECORATION_NO_CONTRACTION):
+                (op in (spirv.OP_DECORATE, OP_NAME) and words[pos + 1] in dead):
             continue
         out.extend(words[pos:pos + n])
     if import_words:

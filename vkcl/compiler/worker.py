@@ -83,7 +83,7 @@ class Worker:
         self._proc = subprocess.Popen(
             [python, str(WORKER_SCRIPT), library],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            close_fds=True, start_new_session=True, env=dict(os.environ))
+            close_fds=True, start_new_session=True, env={**os.environ, "VKCL_WORKER_PARENT": str(os.getpid())})
         self._owner = os.getpid()
         self.starts += 1
         _log.debug("compiler worker started: pid %d (%s)", self._proc.pid, python)
@@ -237,4 +237,11 @@ def shutdown() -> None:
         worker.stop()
 
 
+def _forget_in_child() -> None:
+    """After os.fork(), the child must not stop the parent's worker (it shares its pipes)."""
+    global _worker, _worker_lock
+    _worker, _worker_lock = None, threading.Lock()
+
+
 atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_in_child)

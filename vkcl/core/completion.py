@@ -96,6 +96,7 @@ class Completion:
             self.wake.signal(self.kicks)
 
     def _run(self) -> None:
+        from vkcl.vulkan.check import VulkanError
         from vkcl.vulkan.commands import wait_any
         seen = 0
         while not self.stopping:
@@ -114,6 +115,12 @@ class Completion:
             try:
                 wait_any(self.device.handle, pairs, 1_000_000_000)
                 seen = self.wake.value()
+            except VulkanError as e:
+                if e.device_lost:  # every queue fails what it holds, and this thread ends
+                    for q in queues:
+                        q.device_lost(e)
+                    return
+                _log.exception("completion wait failed")
             except Exception:
                 _log.exception("completion wait failed")
             for q in queues:

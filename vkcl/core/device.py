@@ -94,10 +94,31 @@ class Device(CLObject):
         from vkcl.compiler import compiler_version
         return f"{__version__} (compiler {hashlib.sha256(compiler_version().encode()).hexdigest()[:8]})"
 
+    @cached_property
+    def float_modes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The float widths whose signed zeros, infinities and NaNs, and whose denormals, every
+        kernel asks the driver to preserve (compiler/spirv_float_modes.py)."""
+        fc = self.physical.float_controls
+        widths = [w for w, has in ((16, self.has_fp16), (32, True), (64, self.has_fp64)) if has]
+        inf_nan = tuple(w for w in widths if fc.get(f"shaderSignedZeroInfNanPreserveFloat{w}"))
+        denorms = [w for w in widths if fc.get(f"shaderDenormPreserveFloat{w}")]
+        # Where denormal behaviour cannot differ between widths (VK_SHADER_FLOAT_CONTROLS_
+        # INDEPENDENCE_NONE = 2, or 32_BIT_ONLY = 0 for 16 and 64), preserve them in all or none.
+        independence = fc.get("denormBehaviorIndependence", 2)
+        if independence == 2 and denorms != widths:
+            denorms = []
+        elif independence == 0 and (16 in widths and 64 in widths) and (16 in denorms) != (64 in denorms):
+            denorms = [w for w in denorms if w == 32]
+        return inf_nan, tuple(denorms)
+
+    def _denorm_bit(self, width: int) -> int:
+        return cl.CL_FP_DENORM if width in self.float_modes[1] else 0
+
     @property
     def single_fp_config(self) -> int:
-        # The full-profile minimum; Vulkan promises neither denormals nor a fused fma() for fp32.
-        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN
+        # The full-profile minimum, and denormals where the driver preserves them. Vulkan
+        # promises no fused fma() for fp32: CL_FP_FMA is not claimed.
+        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN | self._denorm_bit(32)
 
     @property
     def double_fp_config(self) -> int:
@@ -109,7 +130,7 @@ class Device(CLObject):
 
     @property
     def half_fp_config(self) -> int:
-        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN if self.has_fp16 else 0
+        return cl.CL_FP_ROUND_TO_NEAREST | cl.CL_FP_INF_NAN | self._denorm_bit(16) if self.has_fp16 else 0
 
     @property
     def queue_properties(self) -> int:
@@ -194,6 +215,9 @@ class Device(CLObject):
             non_semantic_info="VK_KHR_shader_non_semantic_info" in pd.extensions,
             max_workgroup_size=self.max_work_group_size, printf_buffer_size=PRINTF_BUFFER_SIZE,
             images=False, ubo_std430=f["uniformBufferStandardLayout"],
+            preserve_inf_nan=self.float_modes[0], preserve_denorms=self.float_modes[1],
+            rounding_mode_rte=tuple(w for w in (16, 32, 64)
+                                    if self.physical.float_controls.get(f"shaderRoundingModeRTEFloat{w}")),
             features=tuple(name for name, _ in self.opencl_c_features),
             # Discrete GPUs: their compilers may not unroll (NVIDIA's does not). Not on CPU
             # devices such as lavapipe, whose JIT time grows with the code.
@@ -201,9 +225,8 @@ class Device(CLObject):
             unroll_partial_threshold=0 if pd.is_uma else 300,
             # NVIDIA's Fma is one fused instruction (FFMA/DFMA, one rounding): fma() need not
             # be emulated (clspv's float emulation ran at 265 GFLOP/s on an H200, the
-            # instruction at 62,700), and mad() is faster as Fma than as a pair NVIDIA fuses.
+            # instruction at 62,700).
             native_builtins=("fma",) if pd.vendor_id == NVIDIA_VENDOR_ID else (),
-            fused_mad=pd.vendor_id == NVIDIA_VENDOR_ID,
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).

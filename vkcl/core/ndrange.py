@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import struct
 import threading
+import weakref
 
 from vkcl import compiler
 from vkcl.compiler import spirv
 from vkcl._gen import cl
-from vkcl.core import printf
+from vkcl.core import bounds, printf
 from vkcl.core.commands import Command
 from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc
@@ -31,15 +32,18 @@ class ProgramImage:
     def __init__(self, vkdev, result: compiler.CompileResult, caps):
         self.vk = vkdev
         self.reflection = result.reflection
-        self.module = vkp.shader_module(vkdev, compiler.spirv_for_device(result.spirv, caps))
+        self.shader = vkp.ShaderModule(vkdev, compiler.spirv_for_device(result.spirv, caps))
+        self.module = self.shader.handle
         self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
         self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
-            a = allocator_for(vkdev).allocate(max(16, len(c.data)), MemoryKind.DEVICE)
+            allocator = allocator_for(vkdev)
+            a = allocator.allocate(max(16, len(c.data)), MemoryKind.DEVICE)
             upload(vkdev, Region(a.buffer, a.offset, a.address, a.host_ptr), 0, c.data, len(c.data))
             self.constants = a
+            weakref.finalize(self, allocator.free, a).atexit = False
         self.plans: dict[str, KernelPlan] = {}
         self.lock = threading.Lock()
 
@@ -103,6 +107,7 @@ class KernelPlan:
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
         self.pipelines: dict = {}
+        vkp.destroy_pipelines(self, image.vk, self.pipelines)
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
         self.lock = threading.Lock()
 
@@ -221,7 +226,7 @@ class Launch:
 
 class NDRangeKernel(Command):
     command_type = cl.CL_COMMAND_NDRANGE_KERNEL
-    ubo_alloc = dset = printf_alloc = printf_copy = None
+    ubo_alloc = dset = printf_alloc = printf_copy = bounds = None
 
     def __init__(self, queue, kernel, plan: KernelPlan, launch: Launch):
         vkdev = queue.vk
@@ -229,7 +234,7 @@ class NDRangeKernel(Command):
         pc = bytearray(plan.pc_size)
         ubo = bytearray(plan.ubo[2]) if plan.ubo else None
         args = kernel.args
-        mems = []
+        mems, named = [], []
         for ordinal, where, off in plan.pointers:
             ref = args[ordinal].mem_ref
             mem = ref() if ref is not None else None
@@ -237,6 +242,8 @@ class NDRangeKernel(Command):
                 mems.append(mem)
             elif ref is not None:
                 raise CLError(cl.CL_INVALID_KERNEL_ARGS, f"argument {ordinal}: its memory object was released")
+            if mem is not None:
+                named.append((ordinal, mem))
             struct.pack_into("<Q", pc if where == "pc" else ubo, off, mem.address(vkdev) if mem is not None else 0)
         for ordinal, where, off, size in plan.pods:
             data = args[ordinal].data[:size]
@@ -252,10 +259,26 @@ class NDRangeKernel(Command):
                 self._printf_buffer(pc)
             if ubo is not None:
                 self._uniform_buffer(ubo)
+        if plan.refl.bounds_table_offset is not None:  # VKCL_CHECK_BOUNDS: the kernel is instrumented
+            self._bounds_table(pc, named)
         # The builtin and argument fields of the push constants never overlap.
         n = plan.pc_size
         self.pcs = [bytes(pc) if bpc is None else (int.from_bytes(pc, "little") | bpc).to_bytes(n, "little")
                     for bpc in launch.builtin_pcs]
+
+    def _bounds_table(self, pc: bytearray, named: list) -> None:
+        plan, vkdev = self.plan, self.vk
+        names = {a.ordinal: a.name or f"#{a.ordinal}" for a in plan.refl.args}
+        ranges = [(m.address(vkdev), m.address(vkdev) + m.size, f"argument {o} '{names.get(o, o)}'")
+                  for o, m in named]
+        if plan.image.constants is not None:
+            c = plan.image.constants
+            ranges.append((c.address, c.address + c.size, "program-scope constant data"))
+        if self.printf_alloc is not None:
+            a = self.printf_alloc
+            ranges.append((a.address, a.address + plan.printf_size, "the printf buffer"))
+        self.bounds = bounds.BoundsTable(allocator_for(vkdev), ranges)
+        struct.pack_into("<Q", pc, plan.refl.bounds_table_offset, self.bounds.address)
 
     def _uniform_buffer(self, data: bytearray) -> None:
         a = self.ubo_alloc = self.allocator.allocate(max(16, len(data)), MemoryKind.STAGING)
@@ -306,10 +329,17 @@ class NDRangeKernel(Command):
             if not src.coherent:
                 self.allocator.invalidate(src)
             printf.emit(ffi.buffer(src.host_ptr, self.plan.printf_size), self.plan.image.reflection.printf_infos)
-        self.discard()
+        try:
+            if self.bounds is not None:
+                bounds.raise_if_faulted(self.bounds, self.plan.name, self.event.context)
+        finally:
+            self.discard()
 
     def discard(self) -> None:
         self.mems = ()
+        if self.bounds is not None:
+            self.bounds.free()
+            self.bounds = None
         for name in ("ubo_alloc", "printf_alloc", "printf_copy"):
             a = getattr(self, name)
             if a is not None:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from vkcl import config, log, native
+from vkcl import config, log, native, trace
 from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
 from vkcl.core.commands import FastCommand
-from vkcl.core import fastpath
+from vkcl.core import bounds, fastpath
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
-from vkcl.vulkan import commands as vkc
+from vkcl.errors import CLError
+from vkcl.vulkan import commands as vkc, faults
+from vkcl.vulkan.check import VulkanError
 
 _log = log.get("queue")
 
@@ -49,7 +51,7 @@ class CommandQueue(CLObject):
         self.raw_properties = raw_properties
         self.size = size
         self.out_of_order = bool(properties & cl.CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE)
+        self.profiling = bool(properties & cl.CL_QUEUE_PROFILING_ENABLE) or trace.ENABLED
         self.lock = native.make_lock()  # the fast path's C code takes it too
         self.timeline = vkc.Timeline(self.vk)
         self.pool = vkc.CommandPool(self.vk)
@@ -63,12 +65,22 @@ class CommandQueue(CLObject):
         self.in_flight: deque = deque()
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
-        self.fast = FastQueue(self) if native.lib is not None and not self.out_of_order else None
+        # Not while faults are injected: they are injected on Python's path.
+        # Nor with a kernel timeout: C's waits have none.
+        self.timeout_ns = int(config.get("kernel_timeout") * 1e9) or vkc.U64_MAX
+        # Nor while accesses are bounds-checked: Python reads each launch's fault table.
+        use_c = (native.lib is not None and not self.out_of_order and not faults.ACTIVE and not trace.ENABLED
+                 and not config.get("check_bounds")
+                 and self.timeout_ns == vkc.U64_MAX)
+        self.fast = FastQueue(self) if use_c else None
 
     # --- enqueue -----------------------------------------------------------------------
 
     def enqueue(self, cmd, waits: list[Event]) -> Event:
         """Queue `cmd` after `waits` (and, in an in-order queue, after everything before it)."""
+        if self.vk.lost is not None:
+            cmd.discard()
+            raise CLError(cl.CL_OUT_OF_RESOURCES, f"the device was lost ({self.vk.lost})")
         for e in waits:  # an implicit flush of other queues whose events we need
             if e.queue is not None and e.queue is not self and e.batch is None and not e.done:
                 e.queue.flush()
@@ -172,6 +184,7 @@ class CommandQueue(CLObject):
             cmd.discard()
             ev.fail(cl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
             return
+        self._check_c_failure()
         b = self.batch or self._open()
         fast = self.fast.c.fast if self.fast is not None else 0
         barrier = self.barrier_pending or (not self.out_of_order and cmd.gpu_work and
@@ -222,6 +235,7 @@ class CommandQueue(CLObject):
         """Submit the open batch. `waiter`: the caller is about to wait for it and retire it
         itself, so the completion thread is not woken to compete for the GIL (a round trip,
         enqueue + clFinish, pays for that wake-up otherwise)."""
+        self._check_c_failure()
         b = self.batch
         fast = self.fast
         if b is None or not (b.commands or (fast is not None and fast.c.fast)):
@@ -239,8 +253,17 @@ class CommandQueue(CLObject):
         vkc.end(b.cb)
         # The submit time is taken first: the device may start the batch before submit returns.
         submitted = time.monotonic_ns() if self.profiling else None
-        vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
+        try:
+            vkc.submit(self.vk, [b.cb], b.waits, self.timeline, b.value)
+        except VulkanError as e:
+            if not e.device_lost:
+                raise
+            self.in_flight.append(b)  # failed with the rest
+            self._lose(e)
+            return
         self.in_flight.append(b)
+        if trace.ENABLED:
+            trace.instant("submit", "queue", {"commands": len(b.commands), "value": b.value})
         for cmd in b.commands:
             cmd.event.batch = b
             cmd.event.set_status(SUBMITTED, submitted)
@@ -289,15 +312,65 @@ class CommandQueue(CLObject):
         return b.value if b is not None else None
 
     def wait_batch(self, batch: Batch) -> None:
-        self.timeline.wait(batch.value)
+        try:
+            if not self.timeline.wait(batch.value, self.timeout_ns):
+                self.device_lost(f"a command ran past VKCL_KERNEL_TIMEOUT ({config.get('kernel_timeout')} s)")
+                return
+        except VulkanError as e:
+            if not e.device_lost:
+                raise
+            self.device_lost(e)
+            return
         self.retire()
+
+    def _check_c_failure(self) -> None:
+        """Under the lock: C's fast path failed the open batch (a submission or wait error;
+        icd/fast_path.c drops the command buffer, whose state is then unknown). Its commands
+        fail, and so does everything else when the device was lost."""
+        if self.fast is None or self.batch is None or self.fast.c.cb != native.ffi.NULL:
+            return
+        commands, self.batch = self.batch.commands, None
+        if not self.vk.check_alive():
+            self.batch = None
+            self._lose(self.vk.lost)
+        for cmd in commands:
+            cmd.event.fail(cl.CL_OUT_OF_RESOURCES)
+
+    def device_lost(self, error) -> None:
+        """The device is lost (a wait or submission said so): what this queue holds fails."""
+        with self.lock:
+            self._lose(error)
+
+    def _lose(self, error) -> None:
+        """Under the lock: mark the device lost; every command in flight, recorded or held
+        fails with CL_OUT_OF_RESOURCES (and what waits on them, in any queue, with
+        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), and C's fast path stops."""
+        self.vk.mark_lost(str(error))
+        commands = [c for b in self.in_flight for c in b.commands]
+        self.in_flight.clear()
+        if self.batch is not None:
+            commands += self.batch.commands
+            self.batch = None  # its command buffer is abandoned with the device
+        commands += self.held
+        self.held.clear()
+        if self.fast is not None:
+            self.fast.c.enabled = 0
+            self.fast.c.cb = native.ffi.NULL
+        for cmd in commands:
+            cmd.event.fail(cl.CL_OUT_OF_RESOURCES)
 
     def retire(self) -> None:
         """Finish every batch the GPU has completed: host follow-ups, then event status."""
         with self.lock:
             if not self.in_flight:
                 return
-            done = self.timeline.value()
+            try:
+                done = self.timeline.value()
+            except VulkanError as e:
+                if not e.device_lost:
+                    raise
+                self._lose(e)
+                return
             while self.in_flight and self.in_flight[0].value <= done:
                 self._finish(self.in_flight.popleft())
             if self.fast is not None:
@@ -318,6 +391,8 @@ class CommandQueue(CLObject):
             try:
                 cmd.complete()
                 status = COMPLETE
+            except bounds.KernelFault:  # reported where it was found
+                status = cl.CL_OUT_OF_RESOURCES
             except Exception:
                 _log.exception("host side of %s failed", type(cmd).__name__)
                 status = cl.CL_OUT_OF_RESOURCES
@@ -325,6 +400,8 @@ class CommandQueue(CLObject):
                 start, end = self.queries.read_ns(cmd.query_pair)
                 self.queries.give_back(cmd.query_pair)
                 ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
+                if trace.ENABLED:
+                    trace.gpu(self, type(cmd).__name__, ev.times[2], ev.times[3])
             ev.set_status(status)
 
     def fast_events_done(self, submitted: int) -> None:
@@ -356,7 +433,9 @@ class CommandQueue(CLObject):
             elif last is not None:
                 self.wait_batch(last)
             else:
-                return
+                break
+        if self.vk.lost is not None:
+            raise CLError(cl.CL_OUT_OF_RESOURCES, f"the device was lost ({self.vk.lost})")
 
     def idle(self) -> bool:
         """Nothing is pending: host work may touch memory directly, in order. Under the lock:

@@ -21,6 +21,10 @@ class VulkanError(Exception):
         self.what, self.result = what, result
 
     @property
+    def device_lost(self) -> bool:
+        return self.result == -4  # VK_ERROR_DEVICE_LOST
+
+    @property
     def cl_code(self) -> int:
         """The OpenCL error a failed Vulkan call maps to."""
         if self.result == -1:

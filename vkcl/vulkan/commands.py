@@ -10,7 +10,9 @@ import time
 import vulkan as vk
 
 from vkcl import config, native
+from vkcl.vulkan import faults
 from vkcl.vulkan.check import VulkanError, check
+from vkcl.vulkan.lifetime import destroyed_with
 
 ffi = vk.ffi
 lib = vk.lib
@@ -47,6 +49,7 @@ class Timeline:
         out = ffi.new("VkSemaphore *")
         check("vkCreateSemaphore", lib.vkCreateSemaphore(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroySemaphore", self.device, self.handle)
         self._value = ffi.new("uint64_t *")
         self.spin_ns = spin_ns(device)
         # In the ICD, waits run in C (icd/timeline_wait.c) with the GIL released throughout.
@@ -58,6 +61,8 @@ class Timeline:
                                  native.pointer(ffi, self.handle))
 
     def value(self) -> int:
+        if faults.ACTIVE:
+            faults.check(self.device, "vkGetSemaphoreCounterValue")
         check("vkGetSemaphoreCounterValue", lib.vkGetSemaphoreCounterValue(self.device, self.handle, self._value))
         return self._value[0]
 
@@ -67,6 +72,8 @@ class Timeline:
         The wait polls before it sleeps, for spin_ns: work that completes by then (a small
         kernel, a round trip; any kernel on a discrete GPU, up to 10 ms) is seen without the
         blocking wait's wake-up latency."""
+        if faults.ACTIVE:
+            faults.check(self.device, "vkWaitSemaphores")
         if self._native_wait is not None:
             fn, get, wait, dev, sem = self._native_wait
             result = fn(get, wait, dev, sem, value, timeout_ns, self.spin_ns)
@@ -90,13 +97,14 @@ class Timeline:
         check("vkSignalSemaphore", lib.vkSignalSemaphore(self.device, info))
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroySemaphore(self.device, self.handle, ffi.NULL)
-            self.handle = None
+        self._finalizer()
+        self.handle = None
 
 
 def wait_any(device_handle, pairs, timeout_ns: int, any_: bool = True) -> bool:
     """Wait until any (or all) of [(Timeline, value)] is reached. False on timeout."""
+    if faults.ACTIVE:
+        faults.check(device_handle, "vkWaitSemaphores")
     n = len(pairs)
     sems = ffi.new("VkSemaphore[]", [t.handle for t, _ in pairs])
     values = ffi.new("uint64_t[]", [v for _, v in pairs])
@@ -121,6 +129,7 @@ class CommandPool:
         out = ffi.new("VkCommandPool *")
         check("vkCreateCommandPool", lib.vkCreateCommandPool(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroyCommandPool", self.device, self.handle)
         self._free: list = []
         self._begin = ffi.new("VkCommandBufferBeginInfo *", {
             "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -145,10 +154,9 @@ class CommandPool:
         self._free.append(cb)
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroyCommandPool(self.device, self.handle, ffi.NULL)
-            self.handle = None
-            self._free.clear()
+        self._finalizer()  # its command buffers go with it
+        self.handle = None
+        self._free.clear()
 
 
 _barrier = ffi.new("VkMemoryBarrier *", {"sType": vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -204,9 +212,13 @@ def submit(device, cbs: list, waits: list, signal: Timeline, value: int) -> None
         "waitSemaphoreCount": n_wait, "pWaitSemaphores": wait_sem, "pWaitDstStageMask": stages,
         "commandBufferCount": len(cbs), "pCommandBuffers": cb_arr,
         "signalSemaphoreCount": 1, "pSignalSemaphores": sig_sem})
+    if faults.ACTIVE:
+        faults.check(device.handle, "vkQueueSubmit")
     with device.queue_lock:
         result = lib.vkQueueSubmit(device.queue, 1, info, ffi.NULL)
     check("vkQueueSubmit", result)
+    if faults.ACTIVE:
+        faults.submitted(device.handle)
 
 
 class QueryPool:
@@ -220,6 +232,7 @@ class QueryPool:
         out = ffi.new("VkQueryPool *")
         check("vkCreateQueryPool", lib.vkCreateQueryPool(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        self._finalizer = destroyed_with(self, "vkDestroyQueryPool", self.device, self.handle)
         # Where the device can (hostQueryReset), a pair is reset on the host when it comes back,
         # instead of by a command before its first timestamp: on NVIDIA that command costs each
         # profiled command ~4 us.
@@ -272,9 +285,8 @@ class QueryPool:
         return int(self._result[0] * self.period_ns), int(self._result[1] * self.period_ns)
 
     def destroy(self) -> None:
-        if self.handle is not None:
-            lib.vkDestroyQueryPool(self.device, self.handle, ffi.NULL)
-            self.handle = None
+        self._finalizer()
+        self.handle = None
 
 
 def device_clock_offset(device) -> int | None:

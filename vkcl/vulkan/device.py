@@ -10,8 +10,8 @@ import threading
 import vulkan as vk
 
 from vkcl import config, log, native
-from vkcl.vulkan import clock_hold, cuda_copy
-from vkcl.vulkan.check import call
+from vkcl.vulkan import clock_hold, cuda_copy, faults
+from vkcl.vulkan.check import call, check
 from vkcl.vulkan.instance import PhysicalDevice
 
 _log = log.get("vk")
@@ -39,6 +39,10 @@ _FEATURES13 = ("subgroupSizeControl", "computeFullSubgroups", "synchronization2"
 
 class LogicalDevice:
     """A VkDevice with its compute queue. vkQueueSubmit needs `queue_lock`."""
+
+    # Why the device was lost (VK_ERROR_DEVICE_LOST), once it was: its queues fail what they
+    # hold and refuse more; a context made later gets a new VkDevice.
+    lost: str | None = None
 
     def __init__(self, pd: PhysicalDevice):
         self.physical = pd
@@ -73,16 +77,48 @@ class LogicalDevice:
     def has_extension(self, name: str) -> bool:
         return name in self.extensions
 
+    def mark_lost(self, why: str) -> None:
+        if self.lost is None:
+            self.lost = why
+            _log.warning("the Vulkan device %r was lost (%s): its commands fail with CL_OUT_OF_RESOURCES; "
+                         "a new context gets a new device", self.physical.name, why)
+
+    _probe = None  # a timeline semaphore whose value check_alive reads
+
+    def check_alive(self) -> bool:
+        """False (and the device marked lost) when the driver says it is lost: a fault that only
+        C's fast path met leaves Python nothing else to notice it by. One semaphore read."""
+        if self.lost is None:
+            if self._probe is None:
+                self._probe = _timeline_semaphore(self.handle)
+            value = vk.ffi.new("uint64_t *")
+            result = vk.lib.vkGetSemaphoreCounterValue(self.handle, self._probe, value)
+            if result == -4 or (faults.ACTIVE and faults.is_lost(self.handle)):
+                self.mark_lost("VK_ERROR_DEVICE_LOST")
+        return self.lost is None
+
 
 _devices: dict[int, LogicalDevice] = {}
 _lock = threading.Lock()
 
 
+def _timeline_semaphore(device):
+    ffi = vk.ffi
+    type_info = ffi.new("VkSemaphoreTypeCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                                        "semaphoreType": vk.VK_SEMAPHORE_TYPE_TIMELINE})
+    info = ffi.new("VkSemaphoreCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                               "pNext": type_info})
+    out = ffi.new("VkSemaphore *")
+    check("vkCreateSemaphore", vk.lib.vkCreateSemaphore(device, info, ffi.NULL, out))
+    return out[0]
+
+
 def logical_device(pd: PhysicalDevice) -> LogicalDevice:
-    """The shared VkDevice of `pd`, created on first use (VulkanError if that fails)."""
+    """The shared VkDevice of `pd`, created on first use, and again after the one before was
+    lost (VulkanError if that fails)."""
     with _lock:
         dev = _devices.get(pd.index)
-        if dev is None:
+        if dev is None or not dev.check_alive():
             dev = _devices[pd.index] = LogicalDevice(pd)
         return dev
 
@@ -113,5 +149,6 @@ def wait_idle_all() -> None:
     with _lock:
         devices = list(_devices.values())
     for dev in devices:
-        with dev.queue_lock:
-            vk.lib.vkDeviceWaitIdle(dev.handle)
+        if dev.lost is None:
+            with dev.queue_lock:
+                vk.lib.vkDeviceWaitIdle(dev.handle)

@@ -66,6 +66,10 @@ class PhysicalDevice:
     # packed 4x8-bit: (signed, unsigned, mixed, and the same three accumulating-saturating).
     dot_8bit: tuple = (False,) * 6
     dot_4x8_packed: tuple = (False,) * 6
+    # Vulkan 1.2's float controls: denormBehaviorIndependence, roundingModeIndependence and the
+    # shader{SignedZeroInfNanPreserve,DenormPreserve,DenormFlushToZero,RoundingModeRTE,
+    # RoundingModeRTZ}Float{16,32,64} booleans.
+    float_controls: dict = field(default_factory=dict)
     unsupported: list = field(default_factory=list)
 
     @property
@@ -103,6 +107,8 @@ _FEATURES12 = ("bufferDeviceAddress", "timelineSemaphore", "shaderInt8", "shader
                "uniformAndStorageBuffer8BitAccess", "shaderBufferInt64Atomics", "shaderSharedInt64Atomics",
                "vulkanMemoryModel", "vulkanMemoryModelDeviceScope", "scalarBlockLayout", "uniformBufferStandardLayout",
                "hostQueryReset", "shaderSubgroupExtendedTypes", "bufferDeviceAddressCaptureReplay")
+_FLOAT_CONTROLS = tuple(f"shader{k}Float{w}" for k in ("SignedZeroInfNanPreserve", "DenormPreserve",
+                        "DenormFlushToZero", "RoundingModeRTE", "RoundingModeRTZ") for w in (16, 32, 64))
 _FEATURES13 = ("subgroupSizeControl", "computeFullSubgroups", "synchronization2", "maintenance4",
                "shaderIntegerDotProduct", "shaderZeroInitializeWorkgroupMemory")
 
@@ -174,6 +180,9 @@ def _read_physical_device(handle, index: int) -> PhysicalDevice:
         queue_families=[(q.queueFlags, q.queueCount, q.timestampValidBits)
                         for q in vk.vkGetPhysicalDeviceQueueFamilyProperties(handle)],
         sm_count=sm_count, pci_bus=pci,
+        float_controls={"denormBehaviorIndependence": v12p.denormBehaviorIndependence,
+                        "roundingModeIndependence": v12p.roundingModeIndependence,
+                        **{n: bool(getattr(v12p, n)) for n in _FLOAT_CONTROLS}},
     )
     pd.unsupported = _missing_requirements(pd)
     return pd

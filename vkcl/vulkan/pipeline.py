@@ -3,15 +3,15 @@ cache, and descriptor sets for kernels whose arguments do not fit in push consta
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
-from pathlib import Path
+import weakref
 
 import vulkan as vk
 
-from vkcl import config, log
+from vkcl import cache_files, log
 from vkcl.vulkan.check import check
 from vkcl.vulkan.device import per_device
+from vkcl.vulkan.lifetime import created, destroy_all, destroyed_with
 
 ffi = vk.ffi
 lib = vk.lib
@@ -23,7 +23,15 @@ DESCRIPTOR_TYPES = {"storage_buffer": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 COMPUTE = vk.VK_SHADER_STAGE_COMPUTE_BIT
 
 
-def shader_module(device, spirv: bytes):
+class ShaderModule:
+    """A VkShaderModule (`handle`), destroyed with this object."""
+
+    def __init__(self, device, spirv: bytes):
+        self.handle = _create_shader_module(device, spirv)
+        destroyed_with(self, "vkDestroyShaderModule", device.handle, self.handle)
+
+
+def _create_shader_module(device, spirv: bytes):
     words = ffi.new("uint32_t[]", len(spirv) // 4)
     ffi.memmove(words, spirv, len(spirv))
     info = ffi.new("VkShaderModuleCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -64,26 +72,26 @@ class KernelLayout:
         out = ffi.new("VkPipelineLayout *")
         check("vkCreatePipelineLayout", lib.vkCreatePipelineLayout(self.device, info, ffi.NULL, out))
         self.handle = out[0]
+        destroyed_with(self, "vkDestroyPipelineLayout", self.device, self.handle)
+        destroyed_with(self, "vkDestroyDescriptorSetLayout", self.device, *self.set_layouts)
 
 
 class PipelineCache:
-    """A VkPipelineCache per device, loaded from and saved to the program cache directory."""
+    """A VkPipelineCache per device, loaded from and saved to the program cache directory as a
+    cache file (vkcl.cache_files) keyed by the device: another device's file, a damaged one,
+    or one that is not a regular file of bounded size is not given to the driver."""
 
     def __init__(self, device):
         self.device = device.handle
         pd = device.physical
-        self.path = None
-        if config.get("cache"):
-            base = config.get("cache_dir") or os.path.join(
-                os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vkcl")
-            tag = hashlib.sha256(pd.device_uuid + pd.driver_uuid + pd.name.encode()).hexdigest()[:16]
-            self.path = Path(base) / f"pipelines-{tag}.bin"
+        self.path = self.key = None
+        root = cache_files.cache_dir()
+        if root is not None and cache_files.usable_root(root):
+            self.key = hashlib.sha256(pd.device_uuid + pd.driver_uuid + pd.name.encode()).hexdigest()
+            self.path = root / f"pipelines-{self.key[:16]}.bin"
         data = b""
         if self.path is not None:
-            try:
-                data = self.path.read_bytes()
-            except OSError:
-                data = b""
+            data = cache_files.read(self.path, self.key) or b""
         blob = ffi.from_buffer(data) if data else ffi.NULL
         info = ffi.new("VkPipelineCacheCreateInfo *", {"sType": vk.VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                                        "initialDataSize": len(data), "pInitialData": blob})
@@ -104,13 +112,7 @@ class PipelineCache:
             buf = ffi.new("char[]", size[0])
             if lib.vkGetPipelineCacheData(self.device, self.handle, size, buf) != 0:
                 return
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(ffi.buffer(buf, size[0])[:])
-                os.replace(tmp, self.path)
-            except OSError as e:
-                _log.debug("pipeline cache not saved: %s", e)
+            cache_files.write(self.path, self.key, ffi.buffer(buf, size[0])[:])
 
 
 def pipeline_cache(device) -> PipelineCache:
@@ -118,7 +120,8 @@ def pipeline_cache(device) -> PipelineCache:
 
 
 def compute_pipeline(device, module, layout: KernelLayout, entry: str, spec: dict[int, int]):
-    """A compute pipeline for `entry`, specialised with {spec id: uint32 value}."""
+    """A compute pipeline for `entry`, specialised with {spec id: uint32 value}: a VkPipeline
+    the caller owns (destroy_pipelines)."""
     cache = pipeline_cache(device)
     n = len(spec)
     entries = ffi.new("VkSpecializationMapEntry[]", max(1, n))
@@ -136,8 +139,16 @@ def compute_pipeline(device, module, layout: KernelLayout, entry: str, spec: dic
         "stage": stage, "layout": layout.handle, "basePipelineIndex": -1})
     out = ffi.new("VkPipeline *")
     check("vkCreateComputePipelines", lib.vkCreateComputePipelines(device.handle, cache.handle, 1, info, ffi.NULL, out))
+    created("vkDestroyPipeline")
     cache.save()
     return out[0]
+
+
+def destroy_pipelines(owner, device, pipelines: dict) -> None:
+    """Destroy every VkPipeline in `pipelines` (values; the dict may still grow) once `owner`
+    is garbage."""
+    fin = weakref.finalize(owner, destroy_all, "vkDestroyPipeline", device.handle, pipelines.values())
+    fin.atexit = False
 
 
 class DescriptorSets:

@@ -117,4 +117,38 @@ static inline int harness_run_section(int argc, char **argv, const struct harnes
     printf("FAIL unknown section %s\n", argv[1]);
     return 1;
 }
+
+/* In a context of its own on `device`: a kernel adds 1 to n ints holding 0..n-1; returns how
+ * many came back right, or -1 when no context could be made (fork.c, device_lost.c). */
+static inline int harness_increment_in_new_context(cl_device_id device, int n)
+{
+    static const char *src = "kernel void inc(global int *a) { a[get_global_id(0)] += 1; }";
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return -1;
+    cl_int *host = malloc(n * sizeof *host);
+    for (int i = 0; i < n; i++)
+        host[i] = i;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    EXPECT_OK(clBuildProgram(p, 1, &device, "", NULL, NULL));
+    cl_kernel k = clCreateKernel(p, "inc", &err);
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof *host, host, &err);
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof b, &b));
+    size_t global = (size_t)n;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, n * sizeof *host, host, 0, NULL, NULL));
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    int right = 0;
+    for (int i = 0; i < n; i++)
+        right += host[i] == i + 1;
+    free(host);
+    return right;
+}
+
 #endif

@@ -525,7 +525,9 @@ static void test_work_group_info(void)
                CL_INVALID_VALUE);
     size_t wg = 0;
     EXPECT_OK(clGetKernelWorkGroupInfo(fixed, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
-    EXPECT(wg >= 32, "fixed: work-group size %zu below its required 32", wg);
+    EXPECT(wg == 32, "fixed: work-group size %zu, not its required 8 x 4 x 1", wg);
+    EXPECT_OK(clGetKernelWorkGroupInfo(fill, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
+    EXPECT(wg == dev_max, "fill: work-group size %zu, not the device's %zu", wg, dev_max);
 
     /* local memory: the kernel's own __local arrays, plus the __local arguments as set */
     cl_ulong local = 0, local2 = 0;

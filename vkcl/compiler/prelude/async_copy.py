@@ -7,7 +7,7 @@ every work-item makes the call, and wait_group_events then finds the data in pla
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import SCALARS, WIDTHS, guarded
+from vkcl.compiler.prelude.common import INTERNAL, SCALARS, WIDTHS, guarded
 
 
 def _overloads(scalar: str) -> str:
@@ -15,7 +15,7 @@ def _overloads(scalar: str) -> str:
     for w in WIDTHS:
         t = scalar + w
         for dst, src, strided_src in (("__local", "__global", 1), ("__global", "__local", 0)):
-            head = "static __attribute__((overloadable)) event_t"
+            head = f"{INTERNAL} event_t"
             copy = f"({dst} {t} *d, const {src} {t} *s, size_t n, event_t e)"
             scopy = f"({dst} {t} *d, const {src} {t} *s, size_t n, size_t stride, event_t e)"
             if scalar != "double":  # forward to clspv's own builtin

@@ -1,10 +1,10 @@
-"""Double builtins computed exactly on the bits: fabs, copysign, signbit, sign, round, ilogb,
-logb, frexp, modf, fract, ldexp, nextafter, fdim, maxmag, minmag. clspv's double ones are wrong
-(fabs masks 32 bits of 64 so fabs(1.5) = 0, round works in float, ilogb(1.5) = INT_MIN,
-signbit(double) aborts clspv and fdim(double3) crashes it, NaN and infinity go wrong in logb,
-frexp, modf, fract, ldexp, nextafter, maxmag and minmag; sign(-0) is +0). One part per
-builtin; each is exact, with C99 Annex F's and OpenCL's special values. clspv's trunc, floor,
-fmax and fmin of doubles are right (tests/icd/test_math_fp64.py) and are used.
+"""Double builtins computed exactly on the bits: copysign, signbit, sign, round, ilogb, logb,
+frexp, modf, fract, ldexp, nextafter, fdim, maxmag, minmag (fabs is fabs.py's). clspv's double
+ones are wrong (round works in float, ilogb(1.5) = INT_MIN, signbit(double) aborts clspv and
+fdim(double3) crashes it, NaN and infinity go wrong in logb, frexp, modf, fract, ldexp,
+nextafter, maxmag and minmag; sign(-0) is +0). One part per builtin; each is exact, with C99
+Annex F's and OpenCL's special values. clspv's trunc, floor, fmax and fmin of doubles are right
+(tests/icd/test_math_fp64.py) and are used.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ F = INTERNAL
 # name: (parameters, result kind, the scalar double function __vkcl_fp64_<name>, or "" where
 # BITS has it already)
 _FUNCTIONS = {
-    "fabs": ("g", "g", f"{F} double __vkcl_fp64_fabs(double x) {{ return __vkcl_fp64_abs(x); }}\n"),
     "copysign": ("gg", "g", ""),
     "signbit": ("g", "r", f"{F} int __vkcl_fp64_signbit(double x) {{ return (int)(as_uint2(x).y >> 31); }}\n"),
     "sign": ("g", "g", f"""{F} double __vkcl_fp64_sign(double x) {{

@@ -5,9 +5,9 @@ forward to clspv's builtin, which is right.
 """
 from __future__ import annotations
 
-from vkcl.compiler.prelude.common import WIDTHS, guarded
+from vkcl.compiler.prelude.common import INTERNAL, WIDTHS, guarded
 
-_HEAD = "static __attribute__((overloadable))"
+_HEAD = INTERNAL
 
 NAMES = ("nan",)
 TEXT = ("".join(f"{_HEAD} float{w} __vkcl_nan(uint{w} c) {{ return nan(c); }}\n" for w in WIDTHS) +

@@ -1,0 +1,92 @@
+"""VKCL_CHECK_BOUNDS=1 (vkcl.compiler.spirv_bounds, vkcl.core.bounds): an out-of-bounds access
+is skipped, its launch's event fails with CL_OUT_OF_RESOURCES and a warning names the kernel,
+the argument, the byte offset and the work-item; the process goes on, and correct kernels give
+exact results."""
+from test_kernels_pyopencl import HEADER
+
+ENV = {"VKCL_CHECK_BOUNDS": "1", "PYOPENCL_COMPILER_OUTPUT": "0"}
+
+
+def _run(python_with_icd, body: str):
+    result = python_with_icd(HEADER + body, timeout=300, env=ENV)
+    assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-5000:]
+    return result
+
+
+def test_out_of_bounds_accesses_fail_their_launch_and_are_named(python_with_icd):
+    result = _run(python_with_icd, """
+src = '''
+kernel void poke(global int *data, global int *other, long index) {
+    size_t i = get_global_id(0);
+    data[i] = (int)i * 3;
+    if (i == 5) data[index] = 777;
+}
+kernel void peek(global const int *data, global int *result, long index) {
+    size_t i = get_global_id(0);
+    result[i] = data[i] + (i == 7 ? data[index] : 0);
+}
+'''
+p = cl.Program(ctx, src).build()
+poke, peek = cl.Kernel(p, "poke"), cl.Kernel(p, "peek")
+n = 1024                                     # 4 KB
+guard = np.full(8192, -1, np.int32)          # lies after `data`, likely where a stray write lands
+D, G = out(np.zeros(n, np.int32)), buf(guard)
+for index in (1 << 30, n + 4096):            # far away; 16 KB past the 4 KB buffer
+    ev = poke(q, (n,), None, D, G, np.int64(index))
+    try:
+        ev.wait()
+        raise SystemExit("an out-of-bounds write succeeded")
+    except cl.Error:
+        pass
+    assert ev.command_execution_status == cl.status_code.OUT_OF_RESOURCES, ev.command_execution_status
+    q.finish()
+    assert np.array_equal(get(D, np.zeros(n, np.int32)), np.arange(n, dtype=np.int32) * 3)
+    assert np.array_equal(get(G, guard), guard)   # the stray write did not land
+R = out(np.zeros(n, np.int32))
+ev = peek(q, (n,), None, D, R, np.int64(-2))
+try:
+    ev.wait()
+    raise SystemExit("an out-of-bounds read succeeded")
+except cl.Error:
+    pass
+assert ev.command_execution_status == cl.status_code.OUT_OF_RESOURCES
+expect = np.arange(n, dtype=np.int32) * 3    # the faulting read yielded 0
+assert np.array_equal(get(R, expect), expect)
+ev = peek(q, (n,), None, D, R, np.int64(3))  # the same kernel in bounds succeeds
+ev.wait()
+assert ev.command_execution_status == cl.command_execution_status.COMPLETE
+expect[7] += 9
+assert np.array_equal(get(R, expect), expect)
+print("OK")
+""")
+    err = result.stderr
+    assert "kernel 'poke'" in err and "argument 0 'data'" in err, err[-3000:]
+    assert f"byte offset {4 << 30}" in err and f"byte offset {4 * (1024 + 4096)}" in err, err[-3000:]
+    assert "work-item (5, 0, 0)" in err, err[-3000:]
+    assert "kernel 'peek'" in err and "byte offset -8" in err and "work-item (7, 0, 0)" in err, err[-3000:]
+
+
+def test_correct_kernels_give_exact_results_with_the_mode_on(python_with_icd):
+    result = _run(python_with_icd, """
+src = '''
+kernel void mix(global const float *a, global const float *b, global float *c,
+                global int *count, constant float *scale) {
+    size_t i = get_global_id(0);
+    c[i] = a[i] * scale[0] + b[i];
+    atomic_add(count, 1);
+    atomic_max(count + 1, (int)i);
+}
+'''
+k = cl.Kernel(cl.Program(ctx, src).build(), "mix")
+n = 4096
+a = rng.standard_normal(3 * n).astype(np.float32)
+b = rng.standard_normal(n).astype(np.float32)
+A = buf(a)
+sub = A.get_sub_region(n * 4, n * 4)         # the middle third: a sub-buffer at an offset
+C = out(b); counts = buf(np.zeros(2, np.int32)); S = buf(np.array([2.5], np.float32))
+k(q, (n,), (64,), sub, buf(b), C, counts, S).wait()
+assert np.array_equal(get(C, b), a[n:2 * n] * np.float32(2.5) + b)
+assert np.array_equal(get(counts, np.zeros(2, np.int32)), [n, n - 1])
+print("OK")
+""")
+    assert "VKCL_CHECK_BOUNDS" not in result.stderr, result.stderr[-3000:]

@@ -1,0 +1,82 @@
+"""Failures of pyopencl's own test suite on vkcl (issue 21), each reduced to a small case."""
+import pytest
+
+pytest.importorskip("pyopencl")
+
+HEADER = """
+import numpy as np, pyopencl as cl, pyopencl.array as cla
+plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context([plat.get_devices()[0]])
+q = cl.CommandQueue(ctx)
+"""
+
+
+def run(python_with_icd, body: str):
+    result = python_with_icd(HEADER + body, timeout=300, env={"PYOPENCL_COMPILER_OUTPUT": "0"})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    assert "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def test_entry_point_called_with_a_python_exception_set(python_with_icd):
+    # test_array.py::test_arithmetic_on_non_scalars: while the TypeError of `container + array`
+    # unwinds, pyopencl's destructors call clReleaseEvent with that exception still set. vkcl's
+    # Python failed at its first attribute lookup ("'Event' object has no attribute 'release'"),
+    # answered CL_OUT_OF_HOST_MEMORY, and the host got "SystemError: error return without
+    # exception set" instead of the TypeError.
+    result = run(python_with_icd, """
+from dataclasses import dataclass
+@dataclass
+class Container:
+    data: np.ndarray
+    def __eq__(self, other):
+        return Container(self.data == other)
+for _ in range(3):
+    try:
+        Container(np.ones(100)) + cla.zeros(q, (10,), dtype=np.float64)
+    except TypeError as e:
+        assert "unsupported operand" in str(e), e
+    else:
+        raise AssertionError("no TypeError")
+a = np.arange(10, dtype=np.float32)
+assert np.array_equal((cla.to_device(q, a) + 1).get(), a + 1)  # the runtime still works
+print("OK")
+""")
+    assert "unexpected error" not in result.stderr, result.stderr[-3000:]
+    assert "clean-up operation failed" not in result.stderr, result.stderr[-3000:]
+
+
+def test_fabs_double(python_with_icd):
+    # test_clmath.py::test_fabs, and test_array.py's complex128 divisions (pyopencl-complex.h
+    # picks a branch by fabs): clspv masked a double's bits with the 32-bit 0x7FFFFFFF.
+    run(python_with_icd, """
+import struct
+specials = [0.0, -0.0, 10.0, -10.0, 1.5e308, -1.5e308, 5e-324, -5e-324, 2.2e-308, -1e-310,
+            np.inf, -np.inf, np.nan, -np.nan, 1.0 / 3, -2.0 ** -1000]
+x = np.array(specials * 6, dtype=np.float64)
+x[-1] = struct.unpack("<d", struct.pack("<Q", 0xFFF0000000000123))[0]  # negative signalling-NaN bits
+src = '''
+kernel void f1(global const double *x, global double *z) { size_t i = get_global_id(0); z[i] = fabs(x[i]); }
+kernel void f3(global const double *x, global double *z)
+{ size_t i = get_global_id(0); vstore3(fabs(vload3(i, x)), i, z); }
+kernel void f16(global const double16 *x, global double16 *z) { size_t i = get_global_id(0); z[i] = fabs(x[i]); }
+kernel void g(global const float *x, global float *z) { size_t i = get_global_id(0); z[i] = fabs(x[i]); }
+'''
+p = cl.Program(ctx, src).build()
+want = (x.view(np.uint64) & np.uint64(0x7FFFFFFFFFFFFFFF))
+X = cla.to_device(q, x)
+for k, n in ((p.f1, x.size), (p.f3, x.size // 3), (p.f16, x.size // 16)):
+    Z = cla.empty_like(X)
+    k(q, (n,), None, X.data, Z.data)
+    got = Z.get().view(np.uint64)
+    assert np.array_equal(got[:n * (x.size // n)], want[:n * (x.size // n)]), (k.function_name, got, want)
+xf = x.astype(np.float32)
+XF, ZF = cla.to_device(q, xf), cla.empty(q, xf.shape, np.float32)
+p.g(q, xf.shape, None, XF.data, ZF.data)
+assert np.array_equal(ZF.get().view(np.uint32), xf.view(np.uint32) & np.uint32(0x7FFFFFFF))
+import pyopencl.clmath as clmath
+assert np.array_equal(clmath.fabs(X).get().view(np.uint64), want)
+c = (np.arange(1, 11) + 0j).astype(np.complex128)
+assert np.allclose((np.float64(40) / cla.to_device(q, c)).get(), 40 / c, rtol=1e-15)
+print("OK")
+""")
