@@ -92,3 +92,20 @@ def test_objects_that_both_use_a_part_link():
     assert a.ok and b.ok, a.log + b.log
     linked = compiler.link([a, b], "", CAPS)
     assert linked.ok, linked.log[-4000:]
+
+
+def test_fma_is_the_native_instruction_where_the_device_fuses_it(tmp_path):
+    """With fma among the device's native builtins (NVIDIA), fma(double) is one GLSL Fma; on other
+    devices it is the prelude's integer arithmetic (many instructions)."""
+    import subprocess
+    src = "kernel void k(global double *x) { x[0] = fma(x[1], x[2], x[3]); }"
+    sizes, dis = {}, {}
+    for native in ((), ("fma",)):
+        result = compiler.compile_source(src, "", compiler.DeviceCaps(native_builtins=native))
+        assert result.ok, result.log
+        (tmp_path / "k.spv").write_bytes(result.spirv)
+        dis[native] = subprocess.run(["spirv-dis", str(tmp_path / "k.spv")], capture_output=True, text=True,
+                                     check=True).stdout
+        sizes[native] = len(result.spirv)
+    assert dis[("fma",)].count(" Fma ") == 1 and "FindUMsb" in dis[()] and "FindUMsb" not in dis[("fma",)]
+    assert sizes[("fma",)] * 3 < sizes[()], sizes

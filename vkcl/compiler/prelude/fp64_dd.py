@@ -6,11 +6,10 @@ A double-double is a double2 (hi, lo), |lo| <= ulp(hi) / 2: about 106 bits. Exac
 Knuth's two-sum; exact products Dekker's, the halves split by integer masks (Vulkan's Fma may
 be unfused, and is on lavapipe). Every exact step is its own statement: clang contracts
 `a * b + c` within one expression into an Fma, which carries no NoContraction, and lavapipe
-reassociates what is not decorated. (vkcl keeps NoContraction on everything but a multiply
-used by one add and that add: spirv_fixes.allow_contraction. Such a pair here is either
-exact or may fuse.) No clspv math builtin on doubles is called but sqrt, trunc, floor and rint,
-which are right, and a quotient is refined from its exact residual, so a device's division
-need not be correctly rounded.
+reassociates what is not decorated. (vkcl keeps clspv's NoContraction decorations unless the
+build options allow fusing: spirv_fixes.py, repair 5.) No clspv math builtin on doubles is
+called but sqrt, trunc, floor and rint, which are right, and a quotient is refined from its
+exact residual, so a device's division need not be correctly rounded.
 
 - log: x = 2^e m, m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(u), u = (m - 1)/(m + 1) (|u| <=
   0.1716), the series 2u (1 + u^2/3 + u^4/5 + ...) with its first two terms in double-double

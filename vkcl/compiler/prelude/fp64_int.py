@@ -8,7 +8,10 @@ the quotient's low bits. remquo gives 7 of them (OpenCL asks for at least 3).
 
 fma: the 106-bit product of the significands and the addend's significand in a 128-bit frame
 (two ulongs), the smaller operand shifted in with its lost bits kept as a sticky bit, then one
-rounding to nearest even (into the denormals where the result is one).
+rounding to nearest even (into the denormals where the result is one). Where the device's Fma is
+fused (DeviceCaps.native_builtins has fma: NVIDIA), clspv's builtin is that instruction, and
+__VKCL_NATIVE_FMA (caps.clspv_args) keeps it: the integer version costs some hundred
+instructions.
 """
 from __future__ import annotations
 
@@ -131,6 +134,9 @@ _U128 = once("U128", guarded("double", f"""
 
 _FMA = _UNPACK + _U128 + guarded("double", f"""
 {F} double __vkcl_fp64_fma(double a, double b, double c) {{
+#ifdef __VKCL_NATIVE_FMA
+  return fma(a, b, c);  /* clspv's builtin becomes the device's Fma, which is fused there */
+#else
   if (__vkcl_fp64_isnan(a) || __vkcl_fp64_isnan(b) || __vkcl_fp64_isnan(c)) return a + b + c;
   if (!__vkcl_fp64_finite(a) || !__vkcl_fp64_finite(b)) return a * b + c;  /* IEEE's rules */
   if (!__vkcl_fp64_finite(c)) return c;  /* a finite product: even one that would overflow */
@@ -181,6 +187,7 @@ _FMA = _UNPACK + _U128 + guarded("double", f"""
   int k = e + drop + 1074;
   ulong bits = k >= 2046 ? 0x7FF0000000000000UL : ((ulong)k << 52) + m;
   return __vkcl_fp64_xorsign(as_double(min(bits, 0x7FF0000000000000UL)), s);
+#endif
 }}
 """)
 
