@@ -5,7 +5,7 @@ Used by test_math_fp64.py (inside a pyopencl snippet) and as a survey tool:
         python tests/icd/fp64_harness.py [-n 4000] [names...]
 prints the max ulp error of each builtin, and how many special-value rules it broke.
 
-A builtin's entry in FUNCS: its signature (result:arguments; d double, i int, D double*, I int*
+A builtin's entry in F: its signature (result:arguments; d double, i int, D double*, I int*
 written by the builtin), the inputs it is measured on, its reference, and the OpenCL C full
 profile's ulp limit (0: exact). The references are fp64_reference.py's (a float where the
 result is exact, compared bit for bit, NaN with NaN; an mpf where it is a real value, measured
