@@ -62,14 +62,6 @@ BITS = once("BITS", guarded("double", f"""
 """))
 
 
-def _type(kind: str, w: str) -> str:
-    """A parameter or result type: g double, i int (intn for vectors), k int (also for vectors),
-    r a relational result (int for scalars, longn for vectors), Q an output pointer's element
-    (intn), P (doublen)."""
-    return {"g": "double" + w, "P": "double" + w, "i": "int" + w, "Q": "int" + w, "k": "int",
-            "r": "long" + w if w else "int"}[kind]
-
-
 def _define(name: str, params: str, ret: str, w: str, space: str | None) -> str:
     """The double member of width w: __vkcl_fp64_<name> on each component (it returns double2,
     the result and what the pointer gets, where there is an output pointer)."""
