@@ -71,6 +71,7 @@ def _powr(x, y):
     nan = (np.isnan(x) | np.isnan(y) | (x < 0) | ((x == 0) & (y == 0)) | (np.isinf(x) & (y == 0)) |
            ((x == 1) & np.isinf(y)))
     r = np.where(nan, np.nan, r)
+    r = np.where((x == 0) & ~nan, np.where(y < 0, np.inf, 0.0), r)  # +-0: +inf or +0, whatever the zero's sign
     return np.where((x == 1) & ~nan, 1.0, r)
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vkcl.compiler.prelude import async_copy, atomic_flag, conversions, fabs, geometric, includes, mad, nan, trig
+from vkcl.compiler.prelude import async_copy, atomic_flag, conversions, fabs, fp32, geometric, includes, mad, nan, trig
 
-PARTS = (async_copy, conversions, nan, fabs, mad, atomic_flag, *trig.PARTS, *geometric.PARTS)
+PARTS = (async_copy, conversions, nan, fabs, mad, atomic_flag, *trig.PARTS, *geometric.PARTS, *fp32.PARTS)
 _INCLUDE = re.compile(rb"#\s*include")
 _WORDS = [(re.compile(rb"\b(?:" + (getattr(part, "PATTERN", None) or "|".join(part.NAMES)).encode() + rb")\b"), part)
           for part in PARTS]

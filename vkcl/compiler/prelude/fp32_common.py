@@ -1,0 +1,94 @@
+"""What the float builtin parts (fp32_*.py) share: the overload set that replaces a builtin's
+float and half members and leaves its double ones where they were.
+
+A replaced builtin becomes `#define name __vkcl_f32_name`, an overload set whose float members
+are the part's scalar function on each component, whose half members are the float ones on
+the half values (a half is exact in float; the float result rounded to half is within the
+half limits), and whose double members call `name` as it stands before the part: clspv's
+builtin, or a double part put in front (prelude/fp64*.py define `__vkcl_name` sets of their
+own). The part then takes the name over with #undef and #define, so the two kinds of parts
+compose in either presence, provided the float parts come after the double ones in PARTS.
+"""
+from __future__ import annotations
+
+from vkcl.compiler.prelude.common import WIDTHS, guarded
+
+# Internal to the program by attribute (OpenCL C 1.1 rejects `static`), overloadable; small
+# helpers also inlined, the scalar functions left to LLVM (one copy however many callers).
+INTERNAL = "__attribute__((overloadable, internal_linkage))"
+HELPER = "inline __attribute__((overloadable, always_inline, internal_linkage))"
+# Output pointers: each named address space, and the generic one where the language has it.
+SPACES = ("__global", "__local", "__private")
+GENERIC = "__OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)"
+_LANES = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}
+
+
+def _type(kind: str, scalar: str, w: str) -> str:
+    """g: the floating type; i: int (intn for vectors); Q: an int output pointer's element."""
+    return scalar + w if kind == "g" else "int" + w
+
+
+def _params(params: str, scalar: str, w: str, space: str | None) -> str:
+    return ", ".join(f"{space} {_type(c, scalar, w)} *a{k}" if c == "Q" else f"{_type(c, scalar, w)} a{k}"
+                     for k, c in enumerate(params))
+
+
+def _member(name: str, fn: str, scalar: str, params: str, w: str, space: str | None) -> str:
+    """The float or half member of width w: `fn` (a float function) on each component; an
+    output pointer gets the components' ints."""
+    head = f"{HELPER} {scalar}{w} __vkcl_f32_{name}({_params(params, scalar, w, space)})"
+    cast = "(float)" if scalar == "half" else ""
+    back = "(half)" if scalar == "half" else ""
+    out = params.find("Q")
+    comps = [""] if not w else [f".s{i:x}" for i in range(_LANES[w])]
+
+    def call(c: str) -> str:
+        args = [(f"{cast}a{k}{c}" if p == "g" else f"a{k}{c}") if p != "Q" else "&t"
+                for k, p in enumerate(params)]
+        return f"{back}{fn}({', '.join(args)})"
+    if out < 0:
+        if not w:
+            return f"{head} {{ return {call('')}; }}\n"
+        return f"{head} {{ return ({scalar}{w})({', '.join(call(c) for c in comps)}); }}\n"
+    if not w:
+        return f"{head} {{ int t; {scalar} r = {call('')}; *a{out} = t; return r; }}\n"
+    body = " ".join(f"r{c} = {call(c)}; o{c} = t;" for c in comps)
+    return f"{head} {{ int t; {scalar}{w} r; int{w} o; {body} *a{out} = o; return r; }}\n"
+
+
+def _forward(name: str, params: str, w: str, space: str | None) -> str:
+    """The double member: `name` as it stands before the part."""
+    args = ", ".join(f"a{k}" for k in range(len(params)))
+    return (f"{HELPER} double{w} __vkcl_f32_{name}({_params(params, 'double', w, space)}) "
+            f"{{ return {name}({args}); }}\n")
+
+
+def overload_set(name: str, params: str, fn: str, half: bool = True) -> str:
+    """The overloads replacing builtin `name` (params: one letter per parameter, see _type),
+    the float members from the scalar float function `fn` (called with the parameters in order,
+    an output pointer as int *), then the #define. half=False leaves half to the builtin."""
+    pointer = "Q" in params
+    text = {"double": [], "float": [], "half": []}
+    for space in [*SPACES, "__generic"] if pointer else [None]:
+        chunk = {"double": "", "float": "", "half": ""}
+        for w in WIDTHS:
+            chunk["double"] += _forward(name, params, w, space)
+            chunk["float"] += _member(name, fn, "float", params, w, space)
+            chunk["half"] += _member(name, fn, "half", params, w, space) if half else _forward_half(name, params, w, space)
+        for scalar, body in chunk.items():
+            text[scalar].append(f"#if {GENERIC}\n{body}#endif\n" if space == "__generic" else body)
+    return (guarded("double", "".join(text["double"])) + "".join(text["float"]) +
+            guarded("half", "".join(text["half"])) + f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
+
+
+def _forward_half(name: str, params: str, w: str, space: str | None) -> str:
+    args = ", ".join(f"a{k}" for k in range(len(params)))
+    return (f"{HELPER} half{w} __vkcl_f32_{name}({_params(params, 'half', w, space)}) "
+            f"{{ return {name}({args}); }}\n")
+
+
+class Part:
+    """A prelude part: the builtins it replaces and its text."""
+
+    def __init__(self, names: tuple[str, ...], text: str):
+        self.NAMES, self.TEXT = names, text

@@ -1,0 +1,111 @@
+"""tgamma for float and half (half through float). clspv's was wrong: tgamma(-0) was +inf (the
+spec: -inf), tgamma(-1653.28) +inf (a tiny value: +-0), tgamma(-0x1.0002p+9) +inf (-0) and
+tgamma(-0x1.002p+3) 16.7 ulp off (the OpenCL-CTS).
+
+x = n + f, n the nearest integer, |f| <= 1/2, both exact. Gamma(2 + f) = 1 + f P(f), P a
+minimax polynomial (codegen/gen_fp32_tables.py), and the recurrence gives the rest exactly
+enough: Gamma(x) = Gamma(2 + f) (f + 2) ... (f + n - 1) for n >= 2, and
+Gamma(2 + f) / ((f + n) ... (f + 1)) for n <= 1. Each factor f + j is an exact two-sum, their
+product a double-float (trig_common's exact products) kept below 2^64 by exact scalings, f
+itself (the factor that may be tiny) taken as its significand and exponent, and the quotient
+corrected by its exact residual: one rounding at the end (two where the result is denormal).
+Beyond x = 36 the result overflows; below -43.5 it underflows (+-0: negative where floor(x)
+is odd); NaN for negative integers and -inf, +-inf for +-0.
+"""
+from __future__ import annotations
+
+from vkcl.compiler.prelude.fp32_common import HELPER, INTERNAL, Part, overload_set
+from vkcl.compiler.prelude.fp32_tables import TABLES
+
+F = HELPER
+
+
+def _poly(var: str, coeffs: list[float]) -> str:
+    text = float.hex(coeffs[-1]) + "f"
+    for c in reversed(coeffs[:-1]):
+        text = f"({float.hex(c)}f + {var} * {text})"
+    return text
+
+
+# Double-float arithmetic on float2 (value, error) and exact scaling.
+DD = f"""
+/* a b for double-floats, the result renormalized */
+{F} float2 __vkcl_f32_ddmul(float2 a, float2 b) {{
+  float2 p = __vkcl_trig_2mul(a.x, b.x);
+  float t = a.x * b.y;
+  float e = p.y + t;
+  t = a.y * b.x;
+  e = e + t;
+  return __vkcl_trig_fast2sum(p.x, e);
+}}
+/* a / b for double-floats (b.x normal): corrected by the exact residual */
+{F} float2 __vkcl_f32_dddiv(float2 a, float2 b) {{
+  float q = a.x / b.x;
+  float2 p = __vkcl_trig_2mul(q, b.x);
+  float r = a.x - p.x, t = q * b.y;
+  r = r - p.y;
+  r = r + a.y;
+  r = r - t;
+  return __vkcl_trig_fast2sum(q, r / b.x);
+}}
+/* v 2**k for v finite, nonzero, any k: one rounding, where the result is denormal, overflows
+   or underflows */
+{F} float __vkcl_f32_scalbn(float v, int k) {{
+  uint b = as_uint(v);
+  if ((b & 0x7F800000U) == 0U) {{ v = v * 0x1p24f; k -= 24; b = as_uint(v); }}
+  k += (int)((b >> 23) & 0xFFU) - 127;
+  v = as_float((b & 0x807FFFFFU) | 0x3F800000U);
+  if (k > 127) return v * 0x1p127f * 2.0f;
+  if (k >= -126) return v * as_float((uint)(k + 127) << 23);
+  if (k < -152) return v * 0.0f;
+  v = v * as_float((uint)(k + 64 + 127) << 23);
+  return v * 0x1p-64f;
+}}
+"""
+
+TGAMMA = f"""
+{INTERNAL} float __vkcl_f32_tgamma_k(float x) {{
+  uint b = as_uint(x), a = b & 0x7FFFFFFFU;
+  if (a > 0x7F800000U) return x;
+  if (a == 0x7F800000U) return b >> 31 ? as_float(0x7FC00000U) : x;
+  if (a == 0U) return as_float(b | 0x7F800000U);
+  if (x > 36.0f) return as_float(0x7F800000U);
+  float nf = rint(x);
+  float f = x - nf;
+  if (x < 0.0f && f == 0.0f) return as_float(0x7FC00000U);
+  if (x < -43.5f) {{
+    /* |Gamma| below the smallest denormal; its sign alternates between the poles */
+    int fl = (int)nf - (f < 0.0f ? 1 : 0);
+    return (fl & 1) ? -0.0f : 0.0f;
+  }}
+  int n = (int)nf, e = 0;
+  int lo = n >= 2 ? 2 : n, hi = n >= 2 ? n - 1 : 1;
+  float2 p = (float2)(1.0f, 0.0f);
+  for (int j = lo; j <= hi; j++) {{
+    if (j == 0) continue;
+    p = __vkcl_f32_ddmul(p, __vkcl_trig_2sum(f, (float)j));
+    if (__vkcl_trig_abs(p.x) > 0x1p64f) {{ p = p * 0x1p-64f; e += 64; }}
+  }}
+  if (n <= 0) {{
+    /* the factor f: its significand into the product, its exponent into e */
+    float m = f;
+    uint fb = as_uint(f);
+    if ((fb & 0x7F800000U) == 0U) {{ m = m * 0x1p24f; e -= 24; fb = as_uint(m); }}
+    e += (int)((fb >> 23) & 0xFFU) - 127;
+    m = as_float((fb & 0x807FFFFFU) | 0x3F800000U);
+    p = __vkcl_f32_ddmul(p, (float2)(m, 0.0f));
+  }}
+  float g = f * {_poly('f', TABLES['gamma2'])};
+  float2 G = __vkcl_trig_fast2sum(1.0f, g);
+  float2 r = n >= 2 ? __vkcl_f32_ddmul(G, p) : __vkcl_f32_dddiv(G, p);
+  return __vkcl_f32_scalbn(r.x + r.y, n >= 2 ? e : -e);
+}}
+"""
+
+NAMES = ("tgamma",)
+# The names whose parts use trig_common's exact arithmetic (trig.py puts it in for them).
+EXACT_USERS = NAMES
+PARTS = (
+    Part(NAMES, DD + TGAMMA),
+    Part(("tgamma",), overload_set("tgamma", "g", "__vkcl_f32_tgamma_k")),
+)
