@@ -56,35 +56,32 @@ def _member(name: str, fn: str, scalar: str, params: str, w: str, space: str | N
     return f"{head} {{ int t; {scalar}{w} r; int{w} o; {body} *a{out} = o; return r; }}\n"
 
 
-def _forward(name: str, params: str, w: str, space: str | None) -> str:
-    """The double member: `name` as it stands before the part."""
+def _forward(name: str, scalar: str, params: str, w: str, space: str | None) -> str:
+    """A member that calls `name` as it stands before the part (the builtin, or a part in front)."""
     args = ", ".join(f"a{k}" for k in range(len(params)))
-    return (f"{HELPER} double{w} __vkcl_f32_{name}({_params(params, 'double', w, space)}) "
+    return (f"{HELPER} {scalar}{w} __vkcl_f32_{name}({_params(params, scalar, w, space)}) "
             f"{{ return {name}({args}); }}\n")
 
 
-def overload_set(name: str, params: str, fn: str, half: bool = True) -> str:
+def overload_set(name: str, params: str, fn: str, float_members: bool = True, half: bool = True) -> str:
     """The overloads replacing builtin `name` (params: one letter per parameter, see _type),
     the float members from the scalar float function `fn` (called with the parameters in order,
-    an output pointer as int *), then the #define. half=False leaves half to the builtin."""
+    an output pointer as int *), then the #define. float_members=False leaves float to the
+    builtin (fn serves half only), half=False half."""
     pointer = "Q" in params
     text = {"double": [], "float": [], "half": []}
     for space in [*SPACES, "__generic"] if pointer else [None]:
         chunk = {"double": "", "float": "", "half": ""}
         for w in WIDTHS:
-            chunk["double"] += _forward(name, params, w, space)
-            chunk["float"] += _member(name, fn, "float", params, w, space)
-            chunk["half"] += _member(name, fn, "half", params, w, space) if half else _forward_half(name, params, w, space)
+            chunk["double"] += _forward(name, "double", params, w, space)
+            chunk["float"] += (_member(name, fn, "float", params, w, space) if float_members
+                               else _forward(name, "float", params, w, space))
+            chunk["half"] += (_member(name, fn, "half", params, w, space) if half
+                              else _forward(name, "half", params, w, space))
         for scalar, body in chunk.items():
             text[scalar].append(f"#if {GENERIC}\n{body}#endif\n" if space == "__generic" else body)
     return (guarded("double", "".join(text["double"])) + "".join(text["float"]) +
             guarded("half", "".join(text["half"])) + f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
-
-
-def _forward_half(name: str, params: str, w: str, space: str | None) -> str:
-    args = ", ".join(f"a{k}" for k in range(len(params)))
-    return (f"{HELPER} half{w} __vkcl_f32_{name}({_params(params, 'half', w, space)}) "
-            f"{{ return {name}({args}); }}\n")
 
 
 class Part:
