@@ -21,17 +21,17 @@ import numpy as np
 KINDS = {"exp": "f", "exp2": "f", "exp10": "f", "expm1": "f", "log": "f", "log2": "f", "log10": "f",
          "log1p": "f", "cbrt": "f", "sqrt": "f", "rsqrt": "f", "hypot": "ff", "pow": "ff", "powr": "ff",
          "pown": "fi", "rootn": "fi", "remquo": "ff", "fmod": "ff", "remainder": "ff", "tgamma": "f",
-         "erf": "f", "erfc": "f", "lgamma": "f"}
+         "erf": "f", "erfc": "f", "lgamma": "f", "fdim": "ff", "maxmag": "ff", "minmag": "ff"}
 # The full profile's limits (OpenCL C 3.0, 7.4, single precision; lgamma has none).
 LIMITS = {"exp": 3, "exp2": 3, "exp10": 3, "expm1": 3, "log": 3, "log2": 3, "log10": 3, "log1p": 2,
           "cbrt": 2, "sqrt": 3, "rsqrt": 2, "hypot": 4, "pow": 16, "powr": 16, "pown": 16, "rootn": 16,
           "remquo": 0, "fmod": 0, "remainder": 0, "tgamma": 16, "erf": 16, "erfc": 16,
-          "lgamma": math.inf}
+          "lgamma": math.inf, "fdim": 0, "maxmag": 0, "minmag": 0}
 # half (cl_khr_fp16), as the OpenCL-CTS holds them.
 HALF_LIMITS = {"exp": 2, "exp2": 2, "exp10": 2, "expm1": 2, "log": 2, "log2": 2, "log10": 2,
                "log1p": 2, "cbrt": 2, "sqrt": 1.5, "rsqrt": 1, "hypot": 2, "pow": 4, "powr": 4,
                "pown": 4, "rootn": 4, "remquo": 0, "fmod": 0, "remainder": 0, "tgamma": 4, "erf": 4,
-               "erfc": 4, "lgamma": math.inf}
+               "erfc": 4, "lgamma": math.inf, "fdim": 0, "maxmag": 0, "minmag": 0}
 
 FORMAT = {np.float32: (24, -126, 127), np.float16: (11, -14, 15), np.float64: (53, -1022, 1023)}
 UINT = {np.float32: np.uint32, np.float16: np.uint16, np.float64: np.uint64}
@@ -121,6 +121,14 @@ def reference(name: str, x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
             return _vec(_safe_lgamma)(x)
         if name in ("erf", "erfc"):
             return _vec(getattr(math, name))(x)
+        if name == "fdim":
+            return np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x > y, x - y, 0.0))
+        if name in ("maxmag", "minmag"):
+            big = name == "maxmag"
+            ax, ay = np.abs(x), np.abs(y)
+            pick = np.fmax(x, y) if big else np.fmin(x, y)
+            first, second = (ax > ay, ay > ax) if big else (ax < ay, ay < ax)
+            return np.where(first, x, np.where(second, y, pick))
     raise KeyError(name)
 
 
@@ -142,6 +150,8 @@ def special(name: str, x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
             s |= ~np.isfinite(yf) | (yf == 0)
         else:
             s |= yf == 0
+    if name in ("fdim", "maxmag", "minmag"):  # exact everywhere
+        s |= True
     if name in ("pow", "powr"):
         s |= x == 1
         if name == "pow":

@@ -1,6 +1,6 @@
 """remquo and remainder for float and half (half through float: exact, as a half remainder is a
 half). clspv's remquo lost the quotient's low bits for large quotients (the OpenCL-CTS:
-remquo(0x1.e94812p+89, -0x1.43bda6p-64) gave -118, not -116) and gave NaN for denormal
+remquo(0x1.e94812p+89, -0x1.43bda6p-64) gave -116, not -118) and gave NaN for denormal
 arguments (remquo(0x1p-149, 0x1p-149)); its remainder(+0, y) was -0 for denormal y.
 
 Both are exact, in integer arithmetic: |x| = mx 2^ex and |y| = my 2^ey with integer
