@@ -18,9 +18,8 @@ from vkcl.compiler.prelude.common import WIDTHS, guarded
 INTERNAL = "__attribute__((overloadable, internal_linkage))"
 HELPER = "inline __attribute__((overloadable, always_inline, internal_linkage))"
 # Output pointers: each named address space, and the generic one where the language has it.
-SPACES = ("__global", "__local", "__private")
+SPACES = ("__private", "__global", "__local")  # private first: the others call its members
 GENERIC = "__OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)"
-_LANES = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}
 
 
 def _type(kind: str, scalar: str, w: str) -> str:
@@ -33,27 +32,38 @@ def _params(params: str, scalar: str, w: str, space: str | None) -> str:
                      for k, c in enumerate(params))
 
 
-def _member(name: str, fn: str, scalar: str, params: str, w: str, space: str | None) -> str:
-    """The float or half member of width w: `fn` (a float function) on each component; an
-    output pointer gets the components' ints."""
-    head = f"{HELPER} {scalar}{w} __vkcl_f32_{name}({_params(params, scalar, w, space)})"
-    cast = "(float)" if scalar == "half" else ""
-    back = "(half)" if scalar == "half" else ""
-    out = params.find("Q")
-    comps = [""] if not w else [f".s{i:x}" for i in range(_LANES[w])]
+_HALF = {"4": "2", "8": "4", "16": "8"}
 
-    def call(c: str) -> str:
-        args = [(f"{cast}a{k}{c}" if p == "g" else f"a{k}{c}") if p != "Q" else "&t"
-                for k, p in enumerate(params)]
-        return f"{back}{fn}({', '.join(args)})"
-    if out < 0:
-        if not w:
-            return f"{head} {{ return {call('')}; }}\n"
-        return f"{head} {{ return ({scalar}{w})({', '.join(call(c) for c in comps)}); }}\n"
+
+def _member(name: str, fn: str, scalar: str, params: str, w: str, space: str | None) -> str:
+    """The float or half member of width w: `fn` (a float function) on a scalar, the narrower
+    member on each half of a vector of 4 or more (on each component of 2 or 3: short texts,
+    which clang parses faster); an output pointer outside private memory gets what the
+    private member wrote."""
+    head = f"{HELPER} {scalar}{w} __vkcl_f32_{name}({_params(params, scalar, w, space)})"
+    out = params.find("Q")
+    if out >= 0 and space != "__private":
+        args = ", ".join("&t" if p == "Q" else f"a{k}" for k, p in enumerate(params))
+        return (f"{head} {{ int{w} t; {scalar}{w} r = __vkcl_f32_{name}({args}); "
+                f"*a{out} = t; return r; }}\n")
     if not w:
-        return f"{head} {{ int t; {scalar} r = {call('')}; *a{out} = t; return r; }}\n"
-    body = " ".join(f"r{c} = {call(c)}; o{c} = t;" for c in comps)
-    return f"{head} {{ int t; {scalar}{w} r; int{w} o; {body} *a{out} = o; return r; }}\n"
+        cast, back = ("(float)", "(half)") if scalar == "half" else ("", "")
+        args = ", ".join("&t" if p == "Q" else (f"{cast}a{k}" if p == "g" else f"a{k}") for k, p in enumerate(params))
+        if out < 0:
+            return f"{head} {{ return {back}{fn}({args}); }}\n"
+        return f"{head} {{ int t; {scalar} r = {back}{fn}({args}); *a{out} = t; return r; }}\n"
+    parts = [f".s{i}" for i in range(int(w))] if w in ("2", "3") else [".lo", ".hi"]
+    tw = "" if w in ("2", "3") else _HALF[w]  # the width of each part
+
+    def call(k: int, c: str) -> str:
+        args = ", ".join(f"&t{k}" if p == "Q" else f"a{j}{c}" for j, p in enumerate(params))
+        return f"__vkcl_f32_{name}({args})"
+    if out < 0:
+        return f"{head} {{ return ({scalar}{w})({', '.join(call(k, c) for k, c in enumerate(parts))}); }}\n"
+    temps = ", ".join(f"t{k}" for k in range(len(parts)))
+    results = ", ".join(f"r{k} = {call(k, c)}" for k, c in enumerate(parts))
+    return (f"{head} {{ int{tw} {temps}; {scalar}{tw} {results}; *a{out} = (int{w})({temps}); "
+            f"return ({scalar}{w})({', '.join(f'r{k}' for k in range(len(parts)))}); }}\n")
 
 
 def _forward(name: str, scalar: str, params: str, w: str, space: str | None) -> str:

@@ -13,10 +13,12 @@ Beyond x = 36 the result overflows; below -43.5 it underflows (+-0: negative whe
 is odd); NaN for negative integers and -inf, +-inf for +-0.
 
 lgamma (no accuracy limit in the spec): clspv's was +inf for tiny negative x (lgamma(-3e-21),
-not 47.26) and -inf for -inf (+inf). Positive x keep clspv's (within 4 ulp); negative x down
-to -43.5 take the log of the recurrence's double-float above (scaled to its value first: near
-lgamma's zeros, within 2^-25 absolute, 133 ulp relative); below, the reflection
-log(pi / |sin(pi f)|) - lgamma(1 - x). lgamma_r's sign is Gamma's (clspv's for zeros and poles).
+not 47.26) and -inf for -inf (+inf). vkcl's takes, for x in [-43.5, 36], the log of the
+recurrence's double-float above (scaled to its value first), within 4.2 ulp for positive x and
+2^-24 absolute near lgamma's zeros (133 ulp relative at -2.7472); above 36, Stirling's series;
+below -43.5, the reflection log(pi / |sin(pi f)|) - lgamma(1 - x) (within 3 ulp). The builtin
+log is called from one function (its code compiled once). lgamma_r's sign is Gamma's (clspv's
+for zeros and poles).
 """
 from __future__ import annotations
 
@@ -120,6 +122,17 @@ TGAMMA = f"""
 """
 
 LGAMMA = f"""
+/* the builtin log, called from one function (its code once) */
+{INTERNAL} float __vkcl_f32_log(float v) {{ return log(v); }}
+/* lgamma(y) for y > 36 finite: (y - 1/2) (log y - 1) - 1/2 + log(2 pi)/2 + 1/(12 y)
+   - 1/(360 y^3) (log y - 1 exact; no overflow before the result does) */
+{INTERNAL} float __vkcl_f32_stirling(float y) {{
+  float l = __vkcl_f32_log(y) - 1.0f, z = 1.0f / y;
+  float z2 = z * z, t = y - 0.5f;
+  float s = (0x1.d67f1cp-1f - 0.5f) + z * (0x1.555556p-4f - z2 * 0x1.6c16c2p-9f);
+  t = t * l;
+  return t + s;
+}}
 /* log|Gamma(x)|, *s the sign of Gamma(x) (+-1 for +-0 and 1 at the poles, as clspv's) */
 {INTERNAL} float __vkcl_f32_lgamma_k(float x, int *s) {{
   uint b = as_uint(x), a = b & 0x7FFFFFFFU;
@@ -127,33 +140,40 @@ LGAMMA = f"""
   if (a > 0x7F800000U) return x;
   if (a == 0x7F800000U) return as_float(0x7F800000U);
   if (a == 0U) {{ *s = b >> 31 ? -1 : 1; return as_float(0x7F800000U); }}
-  if (x > 0.0f) return lgamma(x);
   float nf = rint(x);
-  if (x == nf) return as_float(0x7F800000U);
+  if (x < 0.0f && x == nf) return as_float(0x7F800000U);
   int fl = (int)nf - (x < nf ? 1 : 0);
-  *s = (fl & 1) ? -1 : 1;
-  if (x >= -43.5f) {{
-    /* log of the exact recurrence's double-float, scaled to its value where that is a
-       normal float (no cancellation with e ln 2 near lgamma's zeros) */
+  *s = x > 0.0f || !(fl & 1) ? 1 : -1;
+  /* log|u| + v + w, log called from one place (one copy of its code) */
+  float u, v, w = 0.0f;
+  if (x > 36.0f || x < -43.5f) {{
+    /* Stirling's series; below -43.5 Gamma(x) Gamma(1 - x) = pi / sin(pi x):
+       log(pi / |sin(pi f)|) - lgamma(1 - x), f = x - nf and 1 - x exact (|x| < 2^23 here) */
+    float y = x > 0.0f ? x : 1.0f - x;
+    float st = __vkcl_f32_stirling(y);
+    if (x > 0.0f) return st;
+    u = 0x1.921fb6p+1f / sinpi(x - nf);
+    v = -st;
+  }} else {{
+    /* the exact recurrence's double-float, scaled to its value where that is a normal float
+       (no cancellation with e ln 2 near lgamma's zeros) */
     int e;
     float2 r = __vkcl_f32_gamma_dd(x, &e);
-    int v = (int)((as_uint(r.x) >> 23) & 0xFFU) - 127 + e;
-    if (v > -126 && v < 127) {{
-      float h = __vkcl_f32_scalbn(r.x, e);
-      float l = r.y == 0.0f ? 0.0f : __vkcl_f32_scalbn(r.y, e);
-      return log(__vkcl_trig_abs(h)) + l / h;
+    int ev = (int)((as_uint(r.x) >> 23) & 0xFFU) - 127 + e;
+    if (ev > -126 && ev < 127) {{
+      u = __vkcl_f32_scalbn(r.x, e);
+      v = r.y == 0.0f ? 0.0f : __vkcl_f32_scalbn(r.y, e);
+      v = v / u;
+    }} else {{
+      float de = (float)e, t = de * ${{LN2_LO}};
+      u = r.x;
+      v = r.y / r.x;
+      v = v + t;
+      w = de * ${{LN2_HI}};
     }}
-    float l = log(__vkcl_trig_abs(r.x)), de = (float)e;
-    float c = r.y / r.x, t = de * ${{LN2_LO}};
-    c = c + t;
-    t = de * ${{LN2_HI}};
-    return t + (l + c);
   }}
-  /* Gamma(x) Gamma(1 - x) = pi / sin(pi x): log(pi / |sin(pi f)|) - lgamma(1 - x), f = x - nf
-     exact, 1 - x exact (|x| < 2^23 here) */
-  float f = x - nf;
-  float v = log(0x1.921fb6p+1f / __vkcl_trig_abs(sinpi(f)));
-  return v - lgamma(1.0f - x);
+  float l = __vkcl_f32_log(__vkcl_trig_abs(u));
+  return w + (l + v);
 }}
 {INTERNAL} float __vkcl_f32_lgamma_value(float x) {{ int s; return __vkcl_f32_lgamma_k(x, &s); }}
 """

@@ -24,9 +24,13 @@ def _member(name: str, t: str, w: str, pointer: str | None) -> str:
     head = f"{HELPER} {t}{w} __vkcl_f32_{name}({t}{w} x, {pointer} {t}{w} *p)"
     if w not in SPLIT or t == "double":
         return f"{head} {{ return {name}(x, p); }}\n"
+    if pointer != "__private":  # what the private member wrote
+        return f"{head} {{ {t}{w} q, r = __vkcl_f32_{name}(x, &q); *p = q; return r; }}\n"
     n = _LANES[w]
-    body = " ".join(f"r.s{i} = {name}(x.s{i}, &f); q.s{i} = f;" for i in range(n))
-    return f"{head} {{ {t} f; {t}{w} r, q; {body} *p = q; return r; }}\n"
+    floors = ", ".join(f"f{i}" for i in range(n))
+    results = ", ".join(f"r{i} = {name}(x.s{i}, &f{i})" for i in range(n))
+    return (f"{head} {{ {t} {floors}; {t} {results}; *p = ({t}{w})({floors}); "
+            f"return ({t}{w})({', '.join(f'r{i}' for i in range(n))}); }}\n")
 
 
 def _set(name: str, pointer: bool) -> str:

@@ -10,7 +10,7 @@ sum the squares exactly enough (Dekker products, two-sums: trig_common's helpers
 square root corrected by its exact residual, and scale back once: within about half an ulp,
 for any components whose result is representable. distance(p, q) is the length of p - q
 with each difference's rounding error carried along (two-sum), so it is as accurate.
-normalize divides the scaled components by the root (corrected quotients); its special values
+normalize multiplies the scaled components by the root's corrected reciprocal; its special values
 follow OpenCL C 3.0: all zeros give p, a NaN gives NaNs, infinite components count as +-1 and
 the others as +-0. cross is the products' difference with each product rounded first (its own
 statement, so never contracted into an Fma): the value the OpenCL-CTS computes on the host.
@@ -43,9 +43,6 @@ def _kernels(ty) -> str:
     h = ", ".join(f"$T h{i}" for i in LANES)
     hl = h + ", " + ", ".join(f"$T l{i}" for i in LANES)
     args_h = ", ".join(f"h{i}" for i in LANES)
-    # below SMALL a component is scaled by UP before its division, by DOWN after (exactly)
-    k = 600 if ty.name == "double" else 100
-    small = ty.lit(2.0 ** (-500 if ty.name == "double" else -40))
     return ty.fill(f"""
 /* p 2**k in two exact steps (2**k alone may not be a normal number): one rounding at most */
 {F} $T __vkcl_geo_scale($T p, int k) {{
@@ -72,20 +69,23 @@ def _kernels(ty) -> str:
   c = r.x + r.x;
   return ($T2)(r.x, r.y + e / c);
 }}
-/* h / (r.x + r.y), |h| <= 2 r.x, r.x in [1, 4): corrected by the exact residual
-   h - q r.x - q r.y, h scaled up first where it is small (the residual of a tiny quotient is
-   not exact, and the device's division alone may be off by ulps: clspv's double one by 20);
-   a zero keeps its sign */
-{F} $T __vkcl_geo_quotient($T h, $T2 r) {{
-  int small = __vkcl_trig_abs(h) < $SMALL;
-  $T hs = small ? h * $UP : h;
-  $T q = hs / r.x;
+/* 1 / (r.x + r.y), r.x in [1, 4), as a double-length (value, correction): the quotient
+   corrected by its exact residual (the device's division alone may be off by ulps: clspv's
+   double one by 20) */
+{F} $T2 __vkcl_geo_recip($T2 r) {{
+  $T q = 1.0$S / r.x;
   $T2 p = __vkcl_trig_2mul(q, r.x);
-  $T e = hs - p.x, t = q * r.y;
+  $T e = 1.0$S - p.x, t = q * r.y;
   e = e - p.y;
   e = e - t;
-  q = hs == 0.0$S ? q : q + e / r.x;
-  return small ? q * $DOWN : q;
+  t = e * q;
+  return ($T2)(q, t);
+}}
+/* h (v.x + v.y), rounded once but for the correction's last bits; a zero keeps its sign */
+{F} $T __vkcl_geo_scaled($T h, $T2 v) {{
+  $T a = h * v.x, b = h * v.y;
+  a = a + b;
+  return h == 0.0$S ? h : a;
 }}
 /* the largest |h_i|, which is finite: 0 if every one is 0 */
 {F} $T __vkcl_geo_max({h}) {{
@@ -117,10 +117,11 @@ def _kernels(ty) -> str:
   int k = __vkcl_geo_ilogb(m);
 {_each('  h@ = __vkcl_geo_scale(h@, -k);')}
   $T2 r = __vkcl_geo_root({args_h}, 0.0$S, 0.0$S, 0.0$S, 0.0$S);
-{_each('  h@ = __vkcl_geo_quotient(h@, r);')}
+  r = __vkcl_geo_recip(r);
+{_each('  h@ = __vkcl_geo_scaled(h@, r);')}
   return (${{T}}4)({args_h});
 }}
-""", SMALL=small, UP=ty.lit(2.0 ** k), DOWN=ty.lit(2.0 ** -k))
+""")
 
 
 KERNELS = "".join(guarded(ty.name, _kernels(ty)) for ty in TYPES)
@@ -159,8 +160,11 @@ def _distance(t: str, w: str) -> str:
 
 def _normalize(t: str, w: str) -> str:
     zero = "0.0" + ("f" if t == "float" else "")
+    if not w:  # +-1 with x's sign; zeros and NaN as they are
+        return (f"{INTERNAL} {t} __vkcl_normalize({t} p) {{ return p == {zero} || __vkcl_trig_isnan(p) ? p : "
+                f"__vkcl_trig_xorsign(1.0{'f' if t == 'float' else ''}, __vkcl_trig_signbit(p)); }}\n")
     r = f"__vkcl_geo_normalize({', '.join(_lanes('p', w, zero))})"
-    take = ".x" if not w else ".xyz"[:int(w) + 1] if w != "4" else ""
+    take = ".xyz"[:int(w) + 1] if w != "4" else ""
     return f"{INTERNAL} {t}{w} __vkcl_normalize({t}{w} p) {{ return {r}{take}; }}\n"
 
 
