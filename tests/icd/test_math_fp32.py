@@ -151,14 +151,14 @@ print("OK")
 
 
 def test_output_pointers_every_address_space(python_with_icd):
-    """remquo, lgamma_r and fract write through global, local, private and (OpenCL C 2.0)
-    generic pointers, scalar and vector: the same results every way."""
+    """remquo, lgamma_r and fract write through global, local, private and (OpenCL C 2.0 and
+    3.0) generic pointers, scalar and vector: the same results every way."""
     run(python_with_icd, """
 x = np.random.default_rng(5).uniform(-40, 40, 256).astype(np.float32)
 y = np.random.default_rng(6).uniform(-3, 3, 256).astype(np.float32)
 for name, call, ptype in (("remquo", "remquo(x[i], y[i], P)", "int"), ("lgamma_r", "lgamma_r(x[i], P)", "int"),
                           ("fract", "fract(x[i], P)", "float")):
-    for opts in ("", "-cl-std=CL2.0"):
+    for opts in ("", "-cl-std=CL2.0", "-cl-std=CL3.0"):
         src = f'''
 kernel void k(global const float *x, global const float *y, global float *r, global {ptype} *p, local {ptype} *l) {{
   size_t i = get_global_id(0), li = get_local_id(0);

@@ -17,9 +17,18 @@ from vkcl.compiler.prelude.common import WIDTHS, guarded
 # helpers also inlined, the scalar functions left to LLVM (one copy however many callers).
 INTERNAL = "__attribute__((overloadable, internal_linkage))"
 HELPER = "inline __attribute__((overloadable, always_inline, internal_linkage))"
-# Output pointers: each named address space, and the generic one where the language has it.
-SPACES = ("__private", "__global", "__local")  # private first: the others call its members
+# Output pointers: the generic address space where the language has it (every named one
+# converts to it), else each named one, private first (the others call its members): fewer
+# overloads, which clang resolves faster.
+SPACES = ("__private", "__global", "__local")
 GENERIC = "__OPENCL_C_VERSION__ == 200 || defined(__opencl_c_generic_address_space)"
+WORKERS = ("__private", "__generic")  # the spaces whose members compute; the others call them
+
+
+def by_space(member) -> str:
+    """member(space) for the generic space where there is one, else for each named space."""
+    named = "".join(member(space) for space in SPACES)
+    return f"#if {GENERIC}\n{member('__generic')}#else\n{named}#endif\n"
 
 
 def _type(kind: str, scalar: str, w: str) -> str:
@@ -42,7 +51,7 @@ def _member(name: str, fn: str, scalar: str, params: str, w: str, space: str | N
     private member wrote."""
     head = f"{HELPER} {scalar}{w} __vkcl_f32_{name}({_params(params, scalar, w, space)})"
     out = params.find("Q")
-    if out >= 0 and space != "__private":
+    if out >= 0 and space not in WORKERS:
         args = ", ".join("&t" if p == "Q" else f"a{k}" for k, p in enumerate(params))
         return (f"{head} {{ int{w} t; {scalar}{w} r = __vkcl_f32_{name}({args}); "
                 f"*a{out} = t; return r; }}\n")
@@ -78,20 +87,14 @@ def overload_set(name: str, params: str, fn: str, float_members: bool = True, ha
     the float members from the scalar float function `fn` (called with the parameters in order,
     an output pointer as int *), then the #define. float_members=False leaves float to the
     builtin (fn serves half only), half=False half."""
-    pointer = "Q" in params
-    text = {"double": [], "float": [], "half": []}
-    for space in [*SPACES, "__generic"] if pointer else [None]:
-        chunk = {"double": "", "float": "", "half": ""}
-        for w in WIDTHS:
-            chunk["double"] += _forward(name, "double", params, w, space)
-            chunk["float"] += (_member(name, fn, "float", params, w, space) if float_members
-                               else _forward(name, "float", params, w, space))
-            chunk["half"] += (_member(name, fn, "half", params, w, space) if half
-                              else _forward(name, "half", params, w, space))
-        for scalar, body in chunk.items():
-            text[scalar].append(f"#if {GENERIC}\n{body}#endif\n" if space == "__generic" else body)
-    return (guarded("double", "".join(text["double"])) + "".join(text["float"]) +
-            guarded("half", "".join(text["half"])) + f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
+    def members(scalar: str, space: str | None) -> str:
+        own = (scalar == "float" and float_members) or (scalar == "half" and half)
+        return "".join(_member(name, fn, scalar, params, w, space) if own else _forward(name, scalar, params, w, space)
+                       for w in WIDTHS)
+    text = {scalar: by_space(lambda space, s=scalar: members(s, space)) if "Q" in params else members(scalar, None)
+            for scalar in ("double", "float", "half")}
+    return (guarded("double", text["double"]) + text["float"] + guarded("half", text["half"]) +
+            f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
 
 
 class Part:

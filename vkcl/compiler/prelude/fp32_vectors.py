@@ -7,7 +7,7 @@ call it as they are; double members forward (fp32_common).
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import WIDTHS, guarded
-from vkcl.compiler.prelude.fp32_common import GENERIC, HELPER, SPACES, Part
+from vkcl.compiler.prelude.fp32_common import HELPER, WORKERS, Part, by_space
 
 _LANES = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}
 SPLIT = ("2", "3", "4")
@@ -24,7 +24,7 @@ def _member(name: str, t: str, w: str, pointer: str | None) -> str:
     head = f"{HELPER} {t}{w} __vkcl_f32_{name}({t}{w} x, {pointer} {t}{w} *p)"
     if w not in SPLIT or t == "double":
         return f"{head} {{ return {name}(x, p); }}\n"
-    if pointer != "__private":  # what the private member wrote
+    if pointer not in WORKERS:  # what the private member wrote
         return f"{head} {{ {t}{w} q, r = __vkcl_f32_{name}(x, &q); *p = q; return r; }}\n"
     n = _LANES[w]
     floors = ", ".join(f"f{i}" for i in range(n))
@@ -34,11 +34,10 @@ def _member(name: str, t: str, w: str, pointer: str | None) -> str:
 
 
 def _set(name: str, pointer: bool) -> str:
-    text = {"double": "", "float": "", "half": ""}
-    for space in [*SPACES, "__generic"] if pointer else [None]:
-        for t in text:
-            body = "".join(_member(name, t, w, space) for w in WIDTHS)
-            text[t] += f"#if {GENERIC}\n{body}#endif\n" if space == "__generic" else body
+    def members(t: str, space: str | None) -> str:
+        return "".join(_member(name, t, w, space) for w in WIDTHS)
+    text = {t: by_space(lambda space, t=t: members(t, space)) if pointer else members(t, None)
+            for t in ("double", "float", "half")}
     return (guarded("double", text["double"]) + text["float"] + guarded("half", text["half"]) +
             f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
 
