@@ -1,7 +1,8 @@
 """What the float builtin parts (fp32_*.py) share: the overload set that replaces a builtin's
 float and half members and leaves its double ones where they were.
 
-A replaced builtin becomes `#define name __vkcl_f32_name`, an overload set whose float members
+A replaced builtin becomes `#define name(...) __vkcl_f32_name(...)` (function-like: a variable or
+kernel argument of that name is left alone), an overload set whose float members
 are the part's scalar function on each component, whose half members are the float ones on
 the half values (a half is exact in float; the float result rounded to half is within the
 half limits), and whose double members call `name` as it stands before the part: clspv's
@@ -94,7 +95,13 @@ def overload_set(name: str, params: str, fn: str, float_members: bool = True, ha
     text = {scalar: by_space(lambda space, s=scalar: members(s, space)) if "Q" in params else members(scalar, None)
             for scalar in ("double", "float", "half")}
     return (guarded("double", text["double"]) + text["float"] + guarded("half", text["half"]) +
-            f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
+            define(name, len(params), f"__vkcl_f32_{name}"))
+
+
+def define(name: str, arity: int, target: str) -> str:
+    """`name` (a macro a part in front may have defined) as a function-like macro calling target."""
+    args = ", ".join(f"a{k}" for k in range(arity))
+    return f"#undef {name}\n#define {name}({args}) {target}({args})\n"
 
 
 class Part:

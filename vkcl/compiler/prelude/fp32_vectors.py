@@ -7,7 +7,7 @@ call it as they are; double members forward (fp32_common).
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import WIDTHS, guarded
-from vkcl.compiler.prelude.fp32_common import HELPER, WORKERS, Part, by_space
+from vkcl.compiler.prelude.fp32_common import HELPER, WORKERS, Part, by_space, define
 
 _LANES = {"2": 2, "3": 3, "4": 4, "8": 8, "16": 16}
 SPLIT = ("2", "3", "4")
@@ -39,7 +39,7 @@ def _set(name: str, pointer: bool) -> str:
     text = {t: by_space(lambda space, t=t: members(t, space)) if pointer else members(t, None)
             for t in ("double", "float", "half")}
     return (guarded("double", text["double"]) + text["float"] + guarded("half", text["half"]) +
-            f"#undef {name}\n#define {name} __vkcl_f32_{name}\n")
+            define(name, 2, f"__vkcl_f32_{name}"))
 
 
 NAMES = ("fdim", "maxmag", "minmag", "fract")

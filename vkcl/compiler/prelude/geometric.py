@@ -197,7 +197,8 @@ def _part(name: str, widths: tuple[str, ...], make, arity: int) -> str:
     for t in ("float", "double"):
         out.append(guarded(t, "".join(make(t, w) for w in widths)))
     out.append(guarded("half", "".join(_half(name, w, arity) for w in widths)))
-    out.append(f"#define {name} __vkcl_{name}\n")
+    args = ", ".join("pq"[:arity])  # function-like: a variable named length stays one
+    out.append(f"#define {name}({args}) __vkcl_{name}({args})\n")
     return "".join(out)
 
 
