@@ -146,9 +146,27 @@ static vkcl_cev_t *vkcl_cev_new(vkcl_fastq_t *fq, cl_uint command_type)
     return e;
 }
 
+/* host CLOCK_MONOTONIC ns = device ns + this; measured again when older than 100 ms (the
+ * H200's timer drifts ~1.6 us a second from the host's clock: vkcl/vulkan/commands.py,
+ * DeviceClock, does the same for Python's events). */
+#define VKCL_CALIBRATION_NS 100000000ull
+static int64_t vkcl_fastq_clock_offset(vkcl_fastq_t *fq, uint64_t now)
+{
+    if (fq->calibrate && now - fq->calibrated_ns > VKCL_CALIBRATION_NS) {
+        vkcl_VkCalibratedTimestampInfo infos[2] = {
+            {VKCL_ST_CALIBRATED_TIMESTAMP_INFO, NULL, VKCL_TIME_DOMAIN_DEVICE},
+            {VKCL_ST_CALIBRATED_TIMESTAMP_INFO, NULL, VKCL_TIME_DOMAIN_CLOCK_MONOTONIC}};
+        uint64_t stamps[2], deviation;
+        if (((vkcl_PFN_GetCalibratedTimestamps)fq->calibrate)(fq->device, 2, infos, stamps, &deviation) == 0)
+            fq->clock_offset = (int64_t)stamps[1] - (int64_t)((double)stamps[0] * fq->period_ns);
+        fq->calibrated_ns = now;
+    }
+    return fq->clock_offset;
+}
+
 /* Under both locks: `e`'s command ran (status CL_COMPLETE), submitted at `submitted_ns`, or
  * failed (an error): its status, and its times as Python's Event keeps them (vkcl/core/event.py,
- * _complete_times). */
+ * _complete_times): measured, never reordered; a command without timestamps ran at `now`. */
 static void vkcl_cev_finish(vkcl_fastq_t *fq, vkcl_cev_t *e, uint64_t submitted_ns, cl_int status, uint64_t now)
 {
     uint64_t *t = e->times;
@@ -159,19 +177,19 @@ static void vkcl_cev_finish(vkcl_fastq_t *fq, vkcl_cev_t *e, uint64_t submitted_
         if (r == VKCL_NOT_READY)
             r = get(fq->device, fq->query_pool, 2u * e->query, 2, sizeof ticks, ticks, 8,
                     VKCL_QUERY_RESULT_64 | VKCL_QUERY_RESULT_WAIT);
-        if (r == 0 && status == CL_COMPLETE)
+        if (r == 0 && status == CL_COMPLETE) {
+            int64_t offset = vkcl_fastq_clock_offset(fq, now);
             for (int i = 0; i < 2; i++)
-                t[2 + i] = (uint64_t)((int64_t)((double)ticks[i] * fq->period_ns) + fq->clock_offset);
+                t[2 + i] = (uint64_t)((int64_t)((double)ticks[i] * fq->period_ns) + offset);
+        }
         vkcl_fastq_query_back(fq, e->query);
         e->query = -1;
     }
     if (fq->query_pool && status == CL_COMPLETE) {
-        t[1] = submitted_ns > t[0] ? submitted_ns : t[0];
-        t[3] = t[3] ? t[3] : now;
-        t[2] = t[2] ? t[2] : t[3];
-        t[2] = t[2] > t[1] ? t[2] : t[1];
-        t[3] = t[3] > t[2] ? t[3] : t[2];
-        t[4] = now > t[3] ? now : t[3];
+        t[1] = submitted_ns;
+        if (!t[3])
+            t[2] = t[3] = now;
+        t[4] = now;
     }
     __atomic_store_n(&e->status, status, __ATOMIC_RELEASE);
     if (e->refcount == 0) {

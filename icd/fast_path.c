@@ -90,7 +90,9 @@ typedef struct vkcl_fastq {
     uint32_t qbase;            /* the timestamp pairs Python lent C: qbase + bit for each bit of qfree */
     uint64_t qfree;            /* (set while free; atomic) */
     double period_ns;          /* timestamp ticks to ns */
-    int64_t clock_offset;      /* device ns to host CLOCK_MONOTONIC ns */
+    int64_t clock_offset;      /* device ns to host CLOCK_MONOTONIC ns, measured at calibrated_ns */
+    uint64_t calibrated_ns;    /* (again when older than VKCL_CALIBRATION_NS: vkcl_fastq_clock_offset) */
+    void *calibrate;           /* vkGetCalibratedTimestamps{KHR,EXT}; NULL: the offset stays */
     int host_query_reset;      /* pairs are reset on the host when they come back (hostQueryReset),
                                   not by a command before their first timestamp */
     struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */

@@ -1,6 +1,7 @@
 """Install vkcl self-contained under one directory (`make install`): the Python package, its
 built-in kernels, the Python packages it needs at run time (copied from this interpreter's
-environment), and an ICD library built to use them, so that the checkout can go.
+environment, and for every other Python `make build` found, from build/python<X.Y>/site), and
+the ICD libraries built to use them (icd/build.py), so that the checkout can go.
 
     python icd/install.py --libdir /usr/local/lib/vkcl [--destdir STAGING] [--uninstall]
 
@@ -46,6 +47,9 @@ def install(libdir: Path, destdir: str) -> None:
     shutil.copytree(ROOT / "shaders", target / "shaders", ignore=IGNORED)
     for name in RUNTIME_DISTRIBUTIONS:
         copy_distribution(name, site)
+    # The run-time packages of the other Pythons `make build` made a library for (icd/build.py).
+    for other in sorted((ROOT / "build").glob("python3.*/site")):
+        shutil.copytree(other, target / other.parent.name / "site", ignore=IGNORED)
     python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
     subprocess.run([sys.executable, str(ROOT / "icd" / "build.py"), "--root", str(libdir), "--site", str(libdir / "site"),
                     "--python", str(python), "--output", str(target)], check=True)

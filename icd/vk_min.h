@@ -58,6 +58,16 @@ typedef void (*vkcl_PFN_ResetQueryPool)(void *, void *, uint32_t, uint32_t);
 typedef void (*vkcl_PFN_CmdWriteTimestamp)(void *, uint32_t, void *, uint32_t);
 typedef vkcl_VkResult (*vkcl_PFN_GetQueryPoolResults)(void *, void *, uint32_t, uint32_t, size_t, void *, uint64_t,
                                                       uint32_t);
+typedef struct {
+    int32_t sType;
+    const void *pNext;
+    int32_t timeDomain;
+} vkcl_VkCalibratedTimestampInfo;
+typedef vkcl_VkResult (*vkcl_PFN_GetCalibratedTimestamps)(void *, uint32_t, const vkcl_VkCalibratedTimestampInfo *,
+                                                          uint64_t *, uint64_t *);
+#define VKCL_ST_CALIBRATED_TIMESTAMP_INFO 1000184000
+#define VKCL_TIME_DOMAIN_DEVICE 0
+#define VKCL_TIME_DOMAIN_CLOCK_MONOTONIC 1
 #define VKCL_QUERY_RESULT_64 1u
 #define VKCL_QUERY_RESULT_WAIT 2u
 #define VKCL_NOT_READY 1

@@ -121,9 +121,10 @@ static int vkcl_host_python_ok(void)
     return 0;
 }
 
-/* A host Python of the right version without cffi (a virtualenv holding only pyopencl): cffi's
- * start-up imports _cffi_backend before vkcl's own code can add its packages to sys.path, so
- * it is imported here from vkcl's site-packages, which stay after the host's own on sys.path. */
+/* A host Python without cffi (a virtualenv holding only pyopencl): cffi's start-up imports
+ * _cffi_backend before vkcl's own code runs, so it is imported here, from vkcl's packages when
+ * the host has none of its own (the module is shared: the embedding imports it by name, and its
+ * interface is stable across cffi versions). sys.path is left as the host had it. */
 static void vkcl_import_cffi_backend(void)
 {
     if (!Py_IsInitialized())
@@ -135,8 +136,13 @@ static void vkcl_import_cffi_backend(void)
     if (m == NULL) {
         PyErr_Clear();
         PyObject *path = PySys_GetObject("path"), *dir = PyUnicode_FromString(VKCL_SITE_PACKAGES);
-        if (path && dir && PyList_Append(path, dir) == 0)
+        if (path && dir && PyList_Append(path, dir) == 0) {
             m = PyImport_ImportModule("_cffi_backend");
+            PyErr_Clear();
+            Py_ssize_t last = PyList_Size(path) - 1;
+            if (last >= 0 && PyList_GetItem(path, last) == dir)
+                PySequence_DelItem(path, last);
+        }
         PyErr_Clear();
         Py_XDECREF(dir);
     }
@@ -200,12 +206,14 @@ static int vkcl_start(void)
  * to the build-time one unless the user chose one, or Python is already running. */
 __attribute__((constructor)) static void vkcl_on_load(void)
 {
-    dlopen(VKCL_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     pthread_atfork(NULL, NULL, vkcl_after_fork_in_child);
+#ifdef VKCL_LIBPYTHON /* the library that embeds its own Python (icd/front.c picks it for C hosts) */
+    dlopen(VKCL_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     if (!Py_IsInitialized() && getenv("PYTHONHOME") == NULL) {
         setenv("PYTHONHOME", VKCL_PYTHONHOME, 0);
         vkcl_set_pythonhome = 1;
     }
+#endif
 }
 
 static cl_int CL_API_CALL vkcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,

@@ -94,7 +94,8 @@ def _emulated(device) -> list[str]:
     caps = device.compiler_caps
     out = []
     if "fma" not in caps.native_builtins:
-        out.append("fma(): clspv's exact software emulation (Vulkan does not promise a fused Fma)")
+        out.append("fma(): exact software emulation, clspv's for float and half, vkcl's for double "
+                   "(Vulkan does not promise a fused Fma)")
     out.append("builtins clspv compiles wrongly: vkcl's own OpenCL C (vkcl/compiler/prelude/)")
     out.append("program-scope __constant data: a buffer vkcl uploads once per program")
     return out

@@ -99,7 +99,8 @@ typedef struct vkcl_fastq {
     uint32_t nev; uint64_t spin_ns; void *query_pool; void *device; void *queue; void *timeline; vkcl_mutex_t *lock;
     vkcl_mutex_t *submit_lock; void *staging; uint8_t *staging_ptr; uint64_t staging_offset; uint64_t staging_size;
     int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
-    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t c_events; int host_query_reset;
+    uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t calibrated_ns; void *calibrate; uint64_t c_events;
+    int host_query_reset;
     vkcl_cuda_dev_t *cuda; void *fn[15]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {

@@ -432,3 +432,42 @@ finish()
 
 def test_profiling_timestamps(python_with_icd):
     run(python_with_icd, PROFILING)
+
+
+KERNEL_DURATION = r"""
+# A kernel's START..END is the time it ran: within the host-timed run of it (enqueue to wait's
+# return), and most of it when the kernel is long; the five times are measured, in order, on
+# both of vkcl's paths (C's events and Python's) over more than one clock calibration (100 ms).
+import time
+q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+k = cl.Kernel(cl.Program(ctx, '''kernel void spin(global float *a, int n) {
+    float x = a[get_global_id(0)];
+    for (int i = 0; i < n; i++) x = x * 0.999f + 1.0f;
+    a[get_global_id(0)] = x; }''').build(), "spin")
+size, n = (1 << 20, 400000) if dev.type & cl.device_type.GPU else (1 << 14, 20000)
+A = cl.Buffer(ctx, MF.READ_WRITE, 4 * size)
+k(q, (size,), None, A, np.int32(1)).wait()
+ratios = []
+for _ in range(5):
+    t0 = time.monotonic_ns()
+    ev = k(q, (size,), None, A, np.int32(n))
+    ev.wait()
+    host = time.monotonic_ns() - t0
+    p = ev.profile
+    ratios.append((p.end - p.start) / host)
+    check(t0 <= p.queued <= p.submit <= p.start <= p.end <= p.complete <= time.monotonic_ns(),
+          f"times out of order: {[x - t0 for x in (p.queued, p.submit, p.start, p.end, p.complete)]}")
+check(max(ratios) <= 1.0 and min(ratios) > 0.5, f"device time / host-timed run: {ratios}")
+for _ in range(3):
+    evs = [k(q, (64,), None, A, np.int32(10)) for _ in range(50)]
+    q.finish()
+    for e in evs:
+        p = e.profile
+        check(p.queued <= p.submit <= p.start <= p.end <= p.complete, "short kernels' times out of order")
+    time.sleep(0.12)  # the next round converts its timestamps with a new calibration
+finish()
+"""
+
+
+def test_profiled_kernel_duration_is_what_the_host_timed(python_with_icd):
+    run(python_with_icd, KERNEL_DURATION)

@@ -68,10 +68,12 @@ src = '''kernel void slow(global float *a, int n) {
   for (int i = 0; i < n; i++) x = sin(x) + 1.0f;
   a[get_global_id(0)] = x; }'''
 k = cl.Kernel(cl.Program(ctx, src).build(), "slow")
-A = out(np.zeros(1 << 16, np.float32))
+# seconds of work on lavapipe; the H200 needs 250 times as much (~3 s, which exit then waits for)
+size, n = (1 << 20, 1_000_000) if dev.type & cl.device_type.GPU else (1 << 16, 60000)
+A = out(np.zeros(size, np.float32))
 k(q, (16,), None, A, np.int32(10)).wait()    # quick: within the limit
 t0 = time.monotonic()
-ev = k(q, (1 << 16,), None, A, np.int32(60000))
+ev = k(q, (size,), None, A, np.int32(n))
 try:
     ev.wait()
     raise SystemExit("a wait past the timeout succeeded (%.1f s)" % (time.monotonic() - t0))

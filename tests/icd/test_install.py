@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from checks import assert_passed
+from test_any_python import OTHERS, PLATFORMS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,16 +39,24 @@ def test_install_runs_without_the_checkout(tmp_path, c_program, icd_env):
     program = c_program("fork")  # built now: the checkout's .venv goes next
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OCL_ICD_VENDORS": str(icd),
            "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    hidden = ROOT / ".venv-hidden-by-test"
-    os.rename(VENV, hidden)
+    # The checkout's .venv and its other Pythons' packages (build/python<X.Y>/site) go away.
+    moved = [(VENV, ROOT / ".venv-hidden-by-test")]
+    moved += [(d, d.with_name(d.name + "-hidden-by-test")) for d in sorted((ROOT / "build").glob("python3.*/site"))]
+    for a, b in moved:
+        os.rename(a, b)
     try:
         clinfo = subprocess.run(["clinfo", "-l"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
         run = subprocess.run([str(program.exe), "before"], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120)
+        others = [subprocess.run([python, "-c", PLATFORMS], env=env, cwd=tmp_path, capture_output=True,
+                                 text=True, timeout=120) for _, python in OTHERS]
     finally:
-        os.rename(hidden, VENV)
+        for a, b in moved:
+            os.rename(b, a)
     assert "vkcl" in clinfo.stdout, clinfo.stdout + clinfo.stderr
     assert_passed(run)  # a kernel built and run (in a forked child too)
+    for result in others:  # a host of each other Python finds the installed platform
+        assert " 0 ['vkcl']" in result.stdout, result.stdout + result.stderr
     result = _make("uninstall", f"PREFIX={prefix}")
     assert result.returncode == 0, result.stderr
     assert _files(prefix) == []

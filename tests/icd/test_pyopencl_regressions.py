@@ -80,3 +80,23 @@ c = (np.arange(1, 11) + 0j).astype(np.complex128)
 assert np.allclose((np.float64(40) / cla.to_device(q, c)).get(), 40 / c, rtol=1e-15)
 print("OK")
 """)
+
+
+def test_float64_scans(python_with_icd):
+    # test_array.py::test_dtype_conversions: on the H200, clspv's build of the float64 cumsum's
+    # scan (a work-group array of struct {double; uint}) held OpCompositeConstruct/Extract of a
+    # scalar, and NVIDIA's driver crashed compiling it (repair 18, spirv_scalars.py). Exact sums
+    # (integers, zeros, infinities, NaN) so that the scan's order of additions cannot matter.
+    run(python_with_icd, """
+for n in (32, 1000, 5000):
+    a = np.arange(n, dtype=np.float64) - n // 3
+    a[::7] = -0.0
+    got = cla.cumsum(cla.to_device(q, a), output_dtype=np.float64).get()
+    assert np.array_equal(got, np.cumsum(a)), (n, got[:8])
+b = np.array([1.0, np.inf, 2.0, -np.inf, 3.0])
+got = cla.cumsum(cla.to_device(q, b)).get()
+assert got[0] == 1 and got[1] == np.inf and got[2] == np.inf and np.isnan(got[3]) and np.isnan(got[4]), got
+total = cla.sum(cla.to_device(q, np.arange(32, dtype=np.float64) / 32), dtype=np.float64).get()
+assert total == 15.5, total  # exact in any order: multiples of 1/32
+print("OK")
+""")

@@ -145,6 +145,8 @@ class DeviceCaps:
             args.append("-rounding-mode-rte=" + ",".join(str(w) for w in rte))
         if self.native_builtins:
             args.append("--use-native-builtins=" + ",".join(self.native_builtins))
+        if "fma" in self.native_builtins:  # the device's Fma is fused: the prelude's fma(double) uses it
+            args.append("-D__VKCL_NATIVE_FMA")
         return args
 
 

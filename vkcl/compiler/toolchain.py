@@ -6,9 +6,9 @@ miss instead of being reused.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,10 +29,26 @@ def clspv_library() -> str:
     named = settings.get("clspv_library")
     if named:
         return named
-    spec = importlib.util.find_spec("pyclspv")
-    if spec is None or not spec.origin:
-        raise ToolMissing("pyclspv is not installed (pip install pyclspv), and VKCL_CLSPV is not set")
-    return spec.origin
+    for directory in _package_paths():
+        # By name, not by import: the module is built for the worker's Python, maybe not this one.
+        found = sorted(Path(directory or ".").glob("pyclspv.cpython-*.so"))
+        if found:
+            return str(found[0])
+    raise ToolMissing("pyclspv is not installed (pip install pyclspv), and VKCL_CLSPV is not set")
+
+
+def _package_paths() -> list[str]:
+    """vkcl's own packages first (inside the ICD they are not on the host's sys.path: see
+    vkcl/vulkan/bindings.py), then those of the interpreter vkcl was built with, which runs
+    the worker, then the host's."""
+    import vkcl
+    paths = list(getattr(vkcl, "DEPENDENCY_PATHS", ()))
+    try:
+        from vkcl import _build_info  # generated at build time
+        paths += [_build_info.SITE_PACKAGES, *_build_info.EXTRA_PATHS]
+    except (ImportError, AttributeError):
+        pass
+    return paths + sys.path
 
 
 def external_clspv() -> str | None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
-import vulkan as vk
-
 from vkcl import __version__
 from vkcl._gen import cl
 from vkcl.core.object import CLObject
 from vkcl.core.platform import make_version
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.instance import PhysicalDevice, version_tuple
 
 NVIDIA_VENDOR_ID = 0x10DE

@@ -109,15 +109,14 @@ def _reported(trigger: int, status: int) -> int:
 
 
 def _complete_times(t: list[int], now: int) -> None:
-    """Fill the profiling times a command skipped and keep them ordered (the spec promises
-    QUEUED <= SUBMIT <= START <= END <= COMPLETE): a command done by the host at once was
-    never submitted, one without GPU work has no timestamps, and GPU timestamps converted to
-    the host clock may be off it by the calibration's error."""
-    t[1] = max(t[1] or t[0], t[0])
-    t[3] = t[3] or now
-    t[2] = max(t[2] or t[3], t[1])
-    t[3] = max(t[3], t[2])
-    t[4] = max(t[4], t[3])
+    """The times a command has no measurement of, at its completion (`now`); the others stay as
+    measured (GPU timestamps come from the device clock, calibrated against the host's:
+    vkcl/vulkan/commands.py, DeviceClock). A command the host did at once was never submitted:
+    it was submitted and ran when the host did it. One without GPU work ran when it completed."""
+    t[1] = t[1] or now
+    if not t[3]:
+        t[2] = t[3] = now
+    t[4] = now
 
 
 class UserEvent(Event):

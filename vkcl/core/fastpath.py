@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import weakref
 
-import vulkan as vk
-
 from vkcl import config, native
 from vkcl._gen import cl
 from vkcl.vulkan import commands as vkc
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.memory import AllocationFailed, MemoryKind, allocator_for
 
 MAX_PC = 256
@@ -96,7 +95,9 @@ class FastQueue:
             fq.qfree = (1 << C_QUERY_PAIRS) - 1
             fq.period_ns = queue.queries.period_ns
             fq.host_query_reset = int(queue.queries.host_reset and fq.fn[len(_FUNCTIONS) - 1] != native.ffi.NULL)
-            fq.clock_offset = queue.clock_offset
+            fq.clock_offset, fq.calibrated_ns = queue.clock.offset, queue.clock.calibrated_ns
+            calibrate = vkc.calibrate_function(vkdev)
+            fq.calibrate = native.pointer(vk.ffi, calibrate) if calibrate is not None else native.ffi.NULL
         self.staged = False  # the staging memory is made with the first transfer (prepare_transfer)
         _queues.add(self)
         _by_address[int(ffi.cast("uintptr_t", fq))] = self

@@ -56,7 +56,7 @@ class CommandQueue(CLObject):
         self.timeline = vkc.Timeline(self.vk)
         self.pool = vkc.CommandPool(self.vk)
         self.queries = vkc.QueryPool(self.vk) if self.profiling else None
-        self.clock_offset = (vkc.device_clock_offset(self.vk) or 0) if self.profiling else 0
+        self.clock = vkc.DeviceClock(self.vk) if self.profiling else None
         self.completion = completion_for(self.vk)
         self.batch_limit = max(1, config.get("batch_commands"))
         self.next_value = 1
@@ -399,7 +399,8 @@ class CommandQueue(CLObject):
             if cmd.query_pair is not None:
                 start, end = self.queries.read_ns(cmd.query_pair)
                 self.queries.give_back(cmd.query_pair)
-                ev.times[2], ev.times[3] = start + self.clock_offset, end + self.clock_offset
+                offset = self.clock.offset_ns()
+                ev.times[2], ev.times[3] = start + offset, end + offset
                 if trace.ENABLED:
                     trace.gpu(self, type(cmd).__name__, ev.times[2], ev.times[3])
             ev.set_status(status)

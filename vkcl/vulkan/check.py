@@ -7,9 +7,8 @@ for raw vk.lib results.
 """
 from __future__ import annotations
 
-import vulkan as vk
-
 from vkcl._gen import cl
+from vkcl.vulkan.bindings import vk
 
 # The package's own VkResult -> exception table, inverted.
 _RESULT_OF = {cls: code for code, cls in vk._vulkan.exception_codes.items() if code is not None}

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import time
 
-import vulkan as vk
-
 from vkcl import config, native
 from vkcl.vulkan import faults
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import VulkanError, check
 from vkcl.vulkan.lifetime import destroyed_with
 
@@ -289,29 +288,49 @@ class QueryPool:
         self.handle = None
 
 
-def device_clock_offset(device) -> int | None:
-    """host CLOCK_MONOTONIC ns minus device timestamp ns, by VK_EXT/KHR_calibrated_timestamps."""
+CALIBRATION_NS = 100_000_000
+
+
+def calibrate_function(device):
+    """vkGetCalibratedTimestamps{KHR,EXT} of `device` (a cdata function pointer), or None."""
     for ext, fn in (("VK_KHR_calibrated_timestamps", "vkGetCalibratedTimestampsKHR"),
                     ("VK_EXT_calibrated_timestamps", "vkGetCalibratedTimestampsEXT")):
-        if not device.has_extension(ext):
-            continue
-        addr = lib.vkGetDeviceProcAddr(device.handle, fn.encode())
-        if addr == ffi.NULL:
-            continue
-        get = ffi.cast("PFN_vkGetCalibratedTimestampsEXT", addr)
-        infos = ffi.new("VkCalibratedTimestampInfoEXT[2]")
-        for i, domain in enumerate((TIME_DOMAIN_DEVICE, TIME_DOMAIN_CLOCK_MONOTONIC)):
-            infos[i].sType = STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO
-            infos[i].timeDomain = domain
-        stamps = ffi.new("uint64_t[2]")
-        deviation = ffi.new("uint64_t *")
-        try:
-            check(fn, get(device.handle, 2, infos, stamps, deviation))
-        except VulkanError:
-            return None
-        period = device.physical.limits["timestampPeriod"]
-        return int(stamps[1]) - int(stamps[0] * period)
+        if device.has_extension(ext):
+            addr = lib.vkGetDeviceProcAddr(device.handle, fn.encode())
+            if addr != ffi.NULL:
+                return addr
     return None
+
+
+class DeviceClock:
+    """Converts a queue's timestamps (in device ns) to host CLOCK_MONOTONIC ns by an offset.
+    The offset is measured (VK_KHR/EXT_calibrated_timestamps) again when older than 100 ms:
+    the H200's timer drifts ~1.6 us a second from the host's clock, more than a short kernel's
+    start lies after its submission. Without the extension the offset is 0 (lavapipe's
+    timestamps are CLOCK_MONOTONIC already)."""
+
+    def __init__(self, device):
+        self.device = device.handle
+        self.period_ns = device.physical.limits["timestampPeriod"]
+        addr = calibrate_function(device)
+        self._get = ffi.cast("PFN_vkGetCalibratedTimestampsEXT", addr) if addr is not None else None
+        self._infos = ffi.new("VkCalibratedTimestampInfoEXT[2]")
+        for i, domain in enumerate((TIME_DOMAIN_DEVICE, TIME_DOMAIN_CLOCK_MONOTONIC)):
+            self._infos[i].sType = STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO
+            self._infos[i].timeDomain = domain
+        self._stamps, self._deviation = ffi.new("uint64_t[2]"), ffi.new("uint64_t *")
+        self.offset, self.calibrated_ns = 0, 0
+        self.calibrate()
+
+    def calibrate(self) -> None:
+        if self._get is not None and self._get(self.device, 2, self._infos, self._stamps, self._deviation) == 0:
+            self.offset = int(self._stamps[1]) - int(self._stamps[0] * self.period_ns)
+        self.calibrated_ns = time.monotonic_ns()
+
+    def offset_ns(self) -> int:
+        if time.monotonic_ns() - self.calibrated_ns > CALIBRATION_NS:
+            self.calibrate()
+        return self.offset
 
 
 def monotonic_ns() -> int:

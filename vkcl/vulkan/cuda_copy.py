@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import os
 
-import vulkan as vk
-
 from vkcl import config, log, native
 from vkcl.vulkan import memory_vk as raw
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.clock_hold import NVIDIA_VENDOR_ID
 from vkcl.vulkan.cuda import COPY_FUNCTIONS, Cuda, CudaError
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import threading
 
-import vulkan as vk
-
 from vkcl import config, log, native
 from vkcl.vulkan import clock_hold, cuda_copy, faults
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import call, check
 from vkcl.vulkan.instance import PhysicalDevice
 
@@ -87,12 +86,16 @@ class LogicalDevice:
 
     def check_alive(self) -> bool:
         """False (and the device marked lost) when the driver says it is lost: a fault that only
-        C's fast path met leaves Python nothing else to notice it by. One semaphore read."""
+        C's fast path met leaves Python nothing else to notice it by. One wait that does not
+        wait (on NVIDIA a counter read still succeeds on a lost device; a wait fails)."""
         if self.lost is None:
+            ffi = vk.ffi
             if self._probe is None:
                 self._probe = _timeline_semaphore(self.handle)
-            value = vk.ffi.new("uint64_t *")
-            result = vk.lib.vkGetSemaphoreCounterValue(self.handle, self._probe, value)
+            semaphores, values = ffi.new("VkSemaphore *", self._probe), ffi.new("uint64_t *", 1)
+            info = ffi.new("VkSemaphoreWaitInfo *", {"sType": vk.VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                                     "semaphoreCount": 1, "pSemaphores": semaphores, "pValues": values})
+            result = vk.lib.vkWaitSemaphores(self.handle, info, 0)  # VK_TIMEOUT while alive
             if result == -4 or (faults.ACTIVE and faults.is_lost(self.handle)):
                 self.mark_lost("VK_ERROR_DEVICE_LOST")
         return self.lost is None

@@ -8,9 +8,8 @@ device made later is not affected. Off (0) by default, and then costs one test p
 """
 from __future__ import annotations
 
-import vulkan as vk
-
 from vkcl import config
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import VulkanError
 
 DEVICE_LOST = -4  # VK_ERROR_DEVICE_LOST

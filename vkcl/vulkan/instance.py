@@ -9,9 +9,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-import vulkan as vk
-
 from vkcl import config, log
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import VulkanError, call
 
 _log = log.get("vk")

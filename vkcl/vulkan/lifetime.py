@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 
-import vulkan as vk
+from vkcl.vulkan.bindings import vk
 
 
 # Vulkan objects alive now, by the name of the call that destroys them: tests check that a

@@ -10,8 +10,7 @@ from __future__ import annotations
 import mmap
 from dataclasses import dataclass
 
-import vulkan as vk
-
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import VulkanError, check
 
 ffi, lib = vk.ffi, vk.lib

@@ -6,9 +6,8 @@ import hashlib
 import threading
 import weakref
 
-import vulkan as vk
-
 from vkcl import cache_files, log
+from vkcl.vulkan.bindings import vk
 from vkcl.vulkan.check import check
 from vkcl.vulkan.device import per_device
 from vkcl.vulkan.lifetime import created, destroy_all, destroyed_with

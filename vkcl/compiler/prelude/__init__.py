@@ -17,9 +17,11 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vkcl.compiler.prelude import async_copy, atomic_flag, conversions, fabs, includes, mad, nan, trig
+from vkcl.compiler.prelude import (async_copy, atomic_flag, conversions, fabs, fp32, fp64, geometric, includes, mad,
+                                   nan, trig)
 
-PARTS = (async_copy, conversions, nan, fabs, mad, atomic_flag, *trig.PARTS)
+# fp32's overload sets call the double members as defined before them: after fp64's.
+PARTS = (async_copy, conversions, nan, fabs, mad, atomic_flag, *trig.PARTS, *fp64.PARTS, *geometric.PARTS, *fp32.PARTS)
 _INCLUDE = re.compile(rb"#\s*include")
 _WORDS = [(re.compile(rb"\b(?:" + (getattr(part, "PATTERN", None) or "|".join(part.NAMES)).encode() + rb")\b"), part)
           for part in PARTS]
