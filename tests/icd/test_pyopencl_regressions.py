@@ -100,3 +100,17 @@ total = cla.sum(cla.to_device(q, np.arange(32, dtype=np.float64) / 32), dtype=np
 assert total == 15.5, total  # exact in any order: multiples of 1/32
 print("OK")
 """)
+
+
+@pytest.mark.xfail(strict=True, reason="clspv: pyopencl's GPU scan of float64 (a packed struct {double; int} "
+                   "in local memory) gives zeros; docs/conformance.md, pyopencl's suite on the H200")
+def test_float64_scan_as_on_a_gpu(python_with_icd):
+    # On a GPU pyopencl's scan pads a double in local memory to 12 bytes (a packed struct, its
+    # bank-conflict avoidance); on lavapipe it uses the plain double unless told it is a GPU.
+    run(python_with_icd, """
+cl.Device.type = property(lambda self: cl.device_type.GPU)
+a = np.arange(32, dtype=np.float64)
+got = cla.cumsum(cla.to_device(q, a), output_dtype=np.float64).get()
+assert np.array_equal(got, np.cumsum(a)), got[:8]
+print("OK")
+""")
