@@ -143,7 +143,9 @@ LGAMMA = f"""
   float nf = rint(x);
   if (x < 0.0f && x == nf) return as_float(0x7F800000U);
   int fl = (int)nf - (x < nf ? 1 : 0);
-  *s = x > 0.0f || !(fl & 1) ? 1 : -1;
+  /* a denormal's sign from its bit: a device that flushes denormals in comparisons (the H200)
+     saw -denormal < 0 as false */
+  *s = a < 0x00800000U ? (b >> 31 ? -1 : 1) : (x > 0.0f || !(fl & 1) ? 1 : -1);
   /* log|u| + v + w, log called from one place (one copy of its code) */
   float u, v, w = 0.0f;
   if (x > 36.0f || x < -43.5f) {{

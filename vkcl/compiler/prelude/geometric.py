@@ -113,7 +113,8 @@ def _kernels(ty) -> str:
 {_each('    h@ = __vkcl_trig_xorsign(__vkcl_trig_finite(h@) ? 0.0$S : 1.0$S, __vkcl_trig_signbit(h@));')}
   }}
   $T m = __vkcl_geo_max({args_h});
-  if (m == 0.0$S) return (${{T}}4)({args_h});
+  /* zeros keep their signs; so do denormals a device flushes in comparisons (the H200) */
+  if (m == 0.0$S) return (${{T}}4)({', '.join(f'__vkcl_trig_xorsign(0.0$S, __vkcl_trig_signbit(h{i}))' for i in LANES)});
   int k = __vkcl_geo_ilogb(m);
 {_each('  h@ = __vkcl_geo_scale(h@, -k);')}
   $T2 r = __vkcl_geo_root({args_h}, 0.0$S, 0.0$S, 0.0$S, 0.0$S);
@@ -161,8 +162,9 @@ def _distance(t: str, w: str) -> str:
 def _normalize(t: str, w: str) -> str:
     zero = "0.0" + ("f" if t == "float" else "")
     if not w:  # +-1 with x's sign; zeros and NaN as they are
-        return (f"{INTERNAL} {t} __vkcl_normalize({t} p) {{ return p == {zero} || __vkcl_trig_isnan(p) ? p : "
-                f"__vkcl_trig_xorsign(1.0{'f' if t == 'float' else ''}, __vkcl_trig_signbit(p)); }}\n")
+        one = "1.0" + ("f" if t == "float" else "")
+        return (f"{INTERNAL} {t} __vkcl_normalize({t} p) {{ return __vkcl_trig_isnan(p) ? p : "
+                f"__vkcl_trig_xorsign(p == {zero} ? {zero} : {one}, __vkcl_trig_signbit(p)); }}\n")
     r = f"__vkcl_geo_normalize({', '.join(_lanes('p', w, zero))})"
     take = ".xyz"[:int(w) + 1] if w != "4" else ""
     return f"{INTERNAL} {t}{w} __vkcl_normalize({t}{w} p) {{ return {r}{take}; }}\n"
