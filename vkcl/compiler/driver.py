@@ -19,7 +19,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_bounds, spirv_fixes, spirv_printf, toolchain)
+                           spirv_bounds, spirv_fixes, spirv_printf, struct_copies, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -83,6 +83,25 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
+def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None) -> CompileOutput:
+    """clspv on one OpenCL C source (the prelude already in front). A source that may copy
+    structs goes through the front end alone first (`--output-format=ll`, ~2 ms): where its IR
+    copies aggregates through local or private memory, clspv compiles the IR with those copies
+    typed (struct_copies); otherwise the source, as always."""
+    if not struct_copies.may_copy(source, include_dirs, headers):
+        return _run([source], args)
+    front_args = [a for a in args if not a.startswith("--output-format=")] + ["--output-format=ll"]
+    front = _run([source], front_args)
+    if not front.ok:
+        return front
+    ir = struct_copies.rewrite(front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape"))
+    if ir is None:
+        return _run([source], args)
+    out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
+    out.log = front.log + out.log
+    return out
+
+
 def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None
                 ) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
@@ -92,7 +111,10 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     def with_prelude(source: bytes) -> bytes:
         return prelude.with_prelude(source, include_dirs, headers)
 
-    out = _run([with_prelude(s) for s in sources], args)
+    if len(sources) == 1:
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers)
+    else:
+        out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
     for _ in range(byvalue_args.MAX_ROUNDS):
         if out.ok or len(sources) != 1:
@@ -104,7 +126,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run([with_prelude(current)], args)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
@@ -154,7 +176,10 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if headers:
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
-        args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
+        # Struct accesses as bytes only where a packed struct needs them (byvalue_args.declares_packed).
+        packed = input_kind != "cl" or any(byvalue_args.declares_packed(s, opts.include_dirs, headers) for s in inputs)
+        args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
+                               packed_structs=packed)
         with _progress(sum(len(i) for i in inputs), input_kind):
             if input_kind == "cl":
                 out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers)
