@@ -52,6 +52,10 @@
    PhysicalStorageBuffer pointers gets its operands reinterpreted as its result's type
    (clspv gave `cond ? p[i] : p[255]` an access chain whose result and base types differ:
    invalid SPIR-V, which lavapipe refused).
+15. Access chains into private byte arrays (spirv_private_chains.py): a private array of padded
+   structs indexed at run time, which clspv makes a byte array and indexes past a byte and with
+   OpPtrAccessChain (invalid in Vulkan; lavapipe crashed the process), gets valid chains, or the
+   build fails.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -71,9 +75,10 @@ from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
+from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 12
+VERSION = 13
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -99,6 +104,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
     (denormals) the device preserves, and those it rounds to nearest even on request."""
     data = fix_mistyped_pointers(data)
+    data = fix_private_byte_chains(data)
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)
