@@ -129,6 +129,8 @@ def _common_type(module: Module, dst_t, src_t, n: int):
     """(copy type, members in from dst's type, from src's type), or None."""
     dst_chain = _chain(module, dst_t, n) if dst_t else []
     src_chain = _chain(module, src_t, n) if src_t else []
+    if (dst_t and not dst_chain) or (src_t and not src_chain):
+        return None  # a side whose type has no member of the copy's size: not a struct assignment
     if dst_chain and src_chain:
         dst_keys = {_key(t): depth for t, depth in dst_chain}
         for t, depth in src_chain:
