@@ -85,8 +85,9 @@ def test_ir_without_such_copies_is_not_rewritten():
 
 
 def test_a_program_without_local_or_private_copies_builds_as_before(monkeypatch):
-    # The front end alone runs (for the IR), then the source as always: same SPIR-V as a direct build.
-    src = b"typedef struct { float x, y; } T; kernel void k(global T *a, global float *o) { T t = a[1]; o[0] = t.x; }"
+    # The front end alone, then its IR: the same SPIR-V as clspv makes of the source directly.
+    src = (b"typedef struct { float x, y; } T; typedef union { float f; uint u; } U;\n"
+           b"kernel void k(global T *a, global float *o, global U *u) { T t = a[1]; o[0] = t.x; u[0].u ^= 1; }")
     args = compiler.parse_options("").clspv_args(CAPS, packed_structs=False)
     calls = []
     real = driver._run
@@ -94,7 +95,30 @@ def test_a_program_without_local_or_private_copies_builds_as_before(monkeypatch)
     two_step = driver._run_cl(src, args)
     direct = real([src], args)
     assert two_step.ok and direct.ok and two_step.binary == direct.binary
-    assert [("--output-format=ll" in a, "-x" in a) for a in calls] == [(True, False), (False, False)]
+    assert [("--output-format=ll" in a, "-x" in a) for a in calls] == [(True, False), (False, True)]
+
+
+def test_unions_behind_global_pointers_build_without_byte_rewrites():
+    # clspv's front end refuses a global pointer to a union (pyopencl's complex types) unless it
+    # runs with -rewrite-packed-structs: the front end alone gets it, the rest of clspv does not.
+    src = ("typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;\n"
+           "typedef struct { uint a[3]; int b; } S;\n"
+           "kernel void k(global const cfloat_t *restrict z, global const S *s, global uint *o)\n"
+           "{ size_t i = get_global_id(0); S t = s[i]; o[i] = t.a[2] + (uint)z[i].imag; }\n")
+    result = compiler.compile_source(src, "-cl-kernel-arg-info", CAPS)
+    assert result.ok, result.log
+    assert [(a.name, a.type_name) for a in result.reflection.kernels["k"].args] == [
+        ("z", "cfloat_t*"), ("s", "S*"), ("o", "uint*")]
+
+
+def test_packed_structs_are_found_in_the_source_and_its_headers():
+    assert struct_copies.declares_packed(b"typedef struct __attribute__((packed)) { char c; int i; } P;")
+    assert struct_copies.declares_packed(b"struct __attribute__ ((aligned(4), __packed__)) P { char c; };")
+    assert struct_copies.declares_packed(b"#pragma pack(push, 1)\nstruct P { char c; int i; };")
+    assert not struct_copies.declares_packed(b"typedef struct { char c; int i; } P; // packed? no")
+    assert struct_copies.declares_packed(b'#include "p.h"\n', headers={"p.h": b"#pragma pack(1)"})
+    assert not struct_copies.declares_packed(b'#include "p.h"\n', headers={"p.h": b"struct S { int i; };"})
+    assert struct_copies.declares_packed(b'#include "missing.h"\n')  # unknown: the option stays, as before
 
 
 def test_the_issue_reproducers_build():

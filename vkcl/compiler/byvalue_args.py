@@ -10,14 +10,6 @@ base alignment of that structure or array" (its members overlap, as a union's do
 struct with "scalar elements must be aligned to their size". Past that check clspv lays such a
 value out as the host's C ABI does, and the runtime passes the application's bytes unchanged.
 
-The same check refuses a `global`/`constant` pointer parameter to such a type (pyopencl's
-`global cfloat_t *`), unless clspv runs with `-rewrite-packed-structs`, which also rewrites
-struct accesses as byte arrays in every function whose pointers' types disagree, and then
-miscompiles copies from global memory of structs whose first member is an array (word k read
-from word 4k: pyopencl's test_struct_with_array_fields). So vkcl gives that option only to
-programs that declare a packed struct (`declares_packed`), whose layout needs it, and passes
-refused pointer parameters as pointers to bytes too.
-
 So when a build fails with one of those errors at a kernel parameter, that parameter's type is
 passed as bytes, in every kernel of the program, and the program is built again:
 
@@ -27,10 +19,6 @@ becomes (on the same lines, so the log's line numbers still hold)
     kernel void k(global T *o, __vkcl_bytes_0 __vkcl_arg_0) {
         T a; __builtin_memcpy(&a, &__vkcl_arg_0, sizeof(T)); body }
 
-and a pointer parameter `global const T *restrict p` becomes `global const __vkcl_bytes_0
-*restrict __vkcl_arg_1`, with `global const T *restrict p = (global const T *)__vkcl_arg_1;`
-at the top of the body.
-
 Same size and alignment, so the same bytes at the same place; the reflection's names and type
 names are put back (restore_names). Kernels whose signatures a macro writes are not found, and
 their error stays.
@@ -39,8 +27,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-
-from vkcl.compiler.prelude import includes
 
 # The front end's layout errors a by-value kernel argument of a valid OpenCL C type can meet.
 LAYOUT_ERRORS = (
@@ -63,10 +49,6 @@ _TOKEN = re.compile(r"""(?P<comment>//[^\n]*|/\*.*?\*/)
     |(?P<space>[^\S\n]+)
     |(?P<punct>.)""", re.S | re.X)
 _QUALIFIERS = {"const", "volatile", "__private", "private", "restrict", "__restrict"}
-_ADDRESS_SPACES = {"global", "__global", "constant", "__constant", "local", "__local", "private", "__private",
-                   "generic", "__generic"}
-_PACKED = re.compile(rb"__attribute__\s*\(\([^()]*(?:\([^()]*\)[^()]*)*\b(?:__)?packed(?:__)?\b"
-                     rb"|#\s*pragma\s+pack\b")
 
 
 @dataclass
@@ -84,20 +66,9 @@ class _Param:
     def name(self) -> str:
         return self.tokens[-1][1]
 
-    @property
-    def pointer(self) -> bool:
-        texts = [t for _, t, _ in self.tokens]
-        return (texts.count("*") == 1 and not {"[", "("} & set(texts) and self.tokens[-1][0] == "ident"
-                and texts.index("*") > 0)
-
     def type_key(self) -> str:
         """The parameter's type without its qualifiers, tokens joined by single spaces."""
         return " ".join(t for _, t, _ in self.tokens[:-1] if t not in _QUALIFIERS)
-
-    def pointee_key(self) -> str:
-        """A pointer parameter's pointee type without qualifiers and address space."""
-        star = [t for _, t, _ in self.tokens].index("*")
-        return " ".join(t for _, t, _ in self.tokens[:star] if t not in _QUALIFIERS | _ADDRESS_SPACES)
 
 
 @dataclass
@@ -217,25 +188,7 @@ def refused_types(source: bytes, log: str, line_offsets: tuple[int, ...] = (0,))
         for offset in line_offsets:
             if 0 < line - offset <= len(line_starts):
                 at.add(line_starts[line - offset - 1] + column - 1)
-    keys = set()
-    for kernel in _kernels(text):
-        for p in kernel.params:
-            if p.start in at and p.by_value:
-                keys.add(p.type_key())
-            elif p.start in at and p.pointer:
-                keys.add(p.pointee_key())
-    return keys
-
-
-def declares_packed(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
-    """Whether the program (with its headers) may declare a packed struct (an attribute `packed`
-    or `#pragma pack`); a header that cannot be found counts as yes."""
-    if _PACKED.search(source):
-        return True
-    if re.search(rb"#\s*include", source) is None:
-        return False
-    expanded = includes.expand(source, include_dirs, headers)
-    return expanded is None or _PACKED.search(expanded) is not None
+    return {p.type_key() for kernel in _kernels(text) for p in kernel.params if p.by_value and p.start in at}
 
 
 def pass_as_bytes(source: bytes, type_keys: set[str]) -> Rewrite:
@@ -249,29 +202,18 @@ def pass_as_bytes(source: bytes, type_keys: set[str]) -> Rewrite:
     for kernel in _kernels(text):
         prologue = []
         for ordinal, p in enumerate(kernel.params):
-            key = p.type_key() if p.by_value else p.pointee_key() if p.pointer else None
-            if key not in type_keys:
+            key = p.type_key()
+            if not p.by_value or key not in type_keys:
                 continue
             if key not in typedefs:
                 typedefs[key] = f"__vkcl_bytes_{len(typedefs)}"
                 edits.append((kernel.decl_start, kernel.decl_start,
                               f"typedef struct __attribute__((aligned(__alignof__({key})))) "
                               f"{{ uchar b[sizeof({key})]; }} {typedefs[key]}; "))
+            qualifiers = " ".join(t for _, t, _ in p.tokens[:-1] if t in ("const", "volatile"))
             arg = f"__vkcl_arg_{serial}"
             serial += 1
             newlines = text.count("\n", p.start, p.end)
-            if p.pointer:
-                texts = [t for _, t, _ in p.tokens]
-                star = texts.index("*")
-                kept = [t for t in texts[:star] if t in _QUALIFIERS | _ADDRESS_SPACES]
-                after = texts[star + 1:-1]
-                declared = " ".join(kept + [typedefs[key], "*"] + after + [arg])
-                edits.append((p.start, p.end, declared + "\n" * newlines))
-                cast = " ".join(t for t in texts[:star] if t not in ("restrict", "__restrict")) + " *"
-                prologue.append(f" {' '.join(texts)} = ({cast}){arg};")
-                out.names[(kernel.name, ordinal)] = (p.name, key + "*")
-                continue
-            qualifiers = " ".join(t for _, t, _ in p.tokens[:-1] if t in ("const", "volatile"))
             edits.append((p.start, p.end, f"{qualifiers} {typedefs[key]} {arg}".strip() + "\n" * newlines))
             prologue.append(f" {key} {p.name}; __builtin_memcpy(&{p.name}, &{arg}, sizeof({key}));")
             out.names[(kernel.name, ordinal)] = (p.name, key)

@@ -83,27 +83,27 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
-def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None) -> CompileOutput:
-    """clspv on one OpenCL C source (the prelude already in front). A source that may copy
-    structs goes through the front end alone first (`--output-format=ll`, ~2 ms): where its IR
-    copies aggregates through local or private memory, clspv compiles the IR with those copies
-    typed (struct_copies); otherwise the source, as always."""
+def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
+            front_args: tuple[str, ...] = ()) -> CompileOutput:
+    """clspv on one OpenCL C source (the prelude already in front). A source that declares a
+    struct or union goes through clspv's front end alone first (`--output-format=ll`, with
+    `front_args`), and clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source)
+    with its aggregate copies through local or private memory typed (struct_copies)."""
     if not struct_copies.may_copy(source, include_dirs, headers):
         return _run([source], args)
-    front_args = [a for a in args if not a.startswith("--output-format=")] + ["--output-format=ll"]
-    front = _run([source], front_args)
+    front = _run([source], [a for a in args if not a.startswith("--output-format=")]
+                 + [*front_args, "--output-format=ll"])
     if not front.ok:
         return front
-    ir = struct_copies.rewrite(front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape"))
-    if ir is None:
-        return _run([source], args)
+    ir = front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape")
+    ir = struct_copies.rewrite(ir) or ir
     out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
     out.log = front.log + out.log
     return out
 
 
-def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None
-                ) -> tuple[CompileOutput, dict]:
+def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None,
+                front_args: tuple[str, ...] = ()) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
     the source includes). Where its front end refuses a by-value kernel argument's type, that
     type is passed as bytes and the source built again (byvalue_args); also returns the names
@@ -112,7 +112,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         return prelude.with_prelude(source, include_dirs, headers)
 
     if len(sources) == 1:
-        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers)
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args)
     else:
         out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
@@ -126,7 +126,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run_cl(with_prelude(current), args, include_dirs, headers)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
@@ -176,13 +176,15 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if headers:
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
-        # Struct accesses as bytes only where a packed struct needs them (byvalue_args.declares_packed).
-        packed = input_kind != "cl" or any(byvalue_args.declares_packed(s, opts.include_dirs, headers) for s in inputs)
+        # Struct accesses as bytes only where a packed struct needs them (struct_copies.declares_packed);
+        # the front end alone may still skip the layout check that option skips (struct_copies).
+        packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                packed_structs=packed)
+        front_args = ("-rewrite-packed-structs",) if caps.int8 and not packed else ()
         with _progress(sum(len(i) for i in inputs), input_kind):
             if input_kind == "cl":
-                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers)
+                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers, front_args)
             else:
                 out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)

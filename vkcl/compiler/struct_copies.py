@@ -13,9 +13,10 @@ both are private:
   release build loops for ever printing "Instruction: call void @llvm.memcpy.p0.p3..." (vkcl's
   compile timeout then ended the build after 120 s).
 A typed copy, `load %T` then `store %T`, is what clspv compiles right (LLVM splits it into one
-load and store per member). So vkcl has clspv write the front end's IR as text
-(`--output-format=ll`, before any of its passes), rewrites those memcpys here, and compiles the
-IR (`-x ir`); a program whose IR needs no rewrite is compiled from its source as before.
+load and store per member). So for a program that declares a struct or union, vkcl has clspv
+write the front end's IR as text (`--output-format=ll`, before any of its passes; ~2 ms for a
+small kernel), rewrites those memcpys here, and has clspv compile the IR (`-x ir`; unchanged IR
+gives the same SPIR-V as the source).
 
 The copy's type comes from the pointers' definitions in the IR: an alloca, a global, or a typed
 `getelementptr` (instruction or constant expression). clang folds leading zero indices, so a
@@ -272,3 +273,23 @@ def may_copy(source: bytes, include_dirs=(), headers: dict | None = None) -> boo
         return False
     expanded = includes.expand(source, include_dirs, headers)
     return expanded is None or _WORD.search(expanded) is not None
+
+
+_PACKED = re.compile(rb"__attribute__\s*\(\([^()]*(?:\([^()]*\)[^()]*)*\b(?:__)?packed(?:__)?\b|#\s*pragma\s+pack\b")
+
+
+def declares_packed(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
+    """Whether the program (with its headers) may declare a packed struct (an attribute `packed`
+    or `#pragma pack`); a header that cannot be found counts as yes. Only such programs get
+    clspv's `-rewrite-packed-structs`, which their layout needs: it also rewrites the struct
+    accesses of every function whose pointers' types disagree as byte arrays, and clspv then
+    miscompiles copies from global memory of structs whose first member is an array (word k
+    read from word 4k: pyopencl's test_struct_with_array_fields). The front end alone may still
+    be given it (`_run_cl` in driver.py): there it only skips clspv's layout check of `global`
+    and `constant` pointer parameters, which refuses unions such as pyopencl's complex types."""
+    if _PACKED.search(source):
+        return True
+    if re.search(rb"#\s*include", source) is None:
+        return False
+    expanded = includes.expand(source, include_dirs, headers)
+    return expanded is None or _PACKED.search(expanded) is not None

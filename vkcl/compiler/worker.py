@@ -30,7 +30,7 @@ _STDERR_TAIL = 16 * 1024
 # clspv's release build turns some `llvm_unreachable`s into endless loops that print one line
 # again and again ("Instruction: call void @llvm.memcpy.p0.p3..." from its pointer-cast repair):
 # past this much stderr the compile is stopped at once, not at the timeout, its first lines kept.
-STDERR_RUNAWAY = 8 << 20
+STDERR_RUNAWAY = 2 << 20
 _POLL_S = 0.25
 
 
