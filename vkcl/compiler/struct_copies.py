@@ -41,6 +41,7 @@ _ATTR = re.compile(r'^(?:align (\d+)|dereferenceable(?:_or_null)?\(\d+\)|capture
                    r'noalias|nocapture|readonly|writeonly|nofree)\s+')
 _GEP_FLAGS = re.compile(r'^(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*')
 _INT = re.compile(r'^i\d+ (-?\d+)$')
+_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:3\.p\d+|\d+\.p3|0\.p0)\.i')
 
 
 @dataclass
@@ -52,7 +53,7 @@ class _Operand:
 
 def rewrite(ir: str) -> str | None:
     """The IR with its local and private aggregate copies typed, or None when it has none."""
-    if "@llvm.memcpy.p" not in ir:
+    if _CANDIDATE.search(ir) is None:  # most IR has none: found without reading it line by line
         return None
     module = Module(ir)
     globals_ = {}
