@@ -33,12 +33,16 @@ def test_sizes_and_alignments_are_llvms(text, size, align):
 IR = LAYOUT + """%struct.S = type { i32, i32, i32, i32 }
 %struct.W = type { %struct.S }
 %struct.F = type { float, float }
+%struct.M = type { i8, i32, double, i16 }
 @l = internal addrspace(3) global [2 x [9 x %struct.W]] undef, align 4
 
 define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(3) %raw, i64 %n) {
 entry:
   %s = alloca %struct.S, align 4
   %f = alloca %struct.F, align 4
+  %m = alloca %struct.M, align 8
+  %gm = getelementptr inbounds nuw %struct.M, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 8 %m, ptr addrspace(1) align 8 %gm, i64 24, i1 false)
   %g = getelementptr inbounds nuw %struct.S, ptr addrspace(1) %in, i64 %n
   %row = getelementptr inbounds nuw [9 x %struct.W], ptr addrspace(3) getelementptr inbounds ([2 x [9 x %struct.W]], ptr addrspace(3) @l, i64 0, i64 1), i64 0, i64 %n
   call void @llvm.memcpy.p3.p1.i64(ptr addrspace(3) align 4 %row, ptr addrspace(1) align 4 %g, i64 16, i1 false)
@@ -56,28 +60,31 @@ def test_local_and_private_copies_become_typed_loads_and_stores():
     out = struct_copies.rewrite(IR)
     lines = [line.strip() for line in out.splitlines()]
     # global -> local, the local side a wrapper: its member at offset 0 is the copy's type
-    i = lines.index("%__vkcl_copy0.dst = getelementptr inbounds %struct.W, ptr addrspace(3) %row, i32 0, i32 0")
-    assert lines[i + 1:i + 3] == ["%__vkcl_copy0 = load %struct.S, ptr addrspace(1) %g, align 4",
-                                  "store %struct.S %__vkcl_copy0, ptr addrspace(3) %__vkcl_copy0.dst, align 4"]
+    i = lines.index("%__vkcl_copy1.dst = getelementptr inbounds %struct.W, ptr addrspace(3) %row, i32 0, i32 0")
+    assert lines[i + 1:i + 3] == ["%__vkcl_copy1 = load %struct.S, ptr addrspace(1) %g, align 4",
+                                  "store %struct.S %__vkcl_copy1, ptr addrspace(3) %__vkcl_copy1.dst, align 4"]
     # local -> private through a folded constant expression, volatile kept
-    assert ("%__vkcl_copy1.src = getelementptr inbounds [9 x %struct.W], ptr addrspace(3) getelementptr inbounds "
+    assert ("%__vkcl_copy2.src = getelementptr inbounds [9 x %struct.W], ptr addrspace(3) getelementptr inbounds "
             "([2 x [9 x %struct.W]], ptr addrspace(3) @l, i64 0, i64 1), i32 0, i32 0, i32 0") in lines
-    assert "%__vkcl_copy1 = load volatile %struct.S, ptr addrspace(3) %__vkcl_copy1.src, align 4" in lines
-    assert "store volatile %struct.S %__vkcl_copy1, ptr %s, align 4" in lines
-    # global -> private is left to clspv (it compiles it right); untyped sides, a run-time size and
-    # sizes that match no common type are left too
+    assert "%__vkcl_copy2 = load volatile %struct.S, ptr addrspace(3) %__vkcl_copy2.src, align 4" in lines
+    assert "store volatile %struct.S %__vkcl_copy2, ptr %s, align 4" in lines
+    # global -> private only for a struct with padding (clspv gave invalid SPIR-V for its copy)
+    assert lines[lines.index("%__vkcl_copy0 = load %struct.M, ptr addrspace(1) %gm, align 8") + 1] == \
+        "store %struct.M %__vkcl_copy0, ptr %m, align 8"
     assert "tail call void @llvm.memcpy.p0.p1.i64(ptr align 4 %s, ptr addrspace(1) align 4 %g, i64 16, i1 false)" in lines
+    # untyped sides, a run-time size and sizes that match no common type are left as they are
     assert any(line.startswith("call void @llvm.memcpy.p3.p3.i64") for line in lines)
     assert any("i64 %n, i1 false)" in line for line in lines)
     assert any(line.startswith("call void @llvm.memcpy.p0.p3.i64(ptr align 4 %f, ptr addrspace(3) align 4 %row, i64 8")
                for line in lines)
-    assert out.count("__vkcl_copy") == 8
+    assert out.count("__vkcl_copy") == 10  # three copies rewritten, no more
 
 
 def test_ir_without_such_copies_is_not_rewritten():
     assert struct_copies.rewrite(LAYOUT + "define void @f() {\n  ret void\n}\n") is None
-    only_global = "\n".join(line for line in IR.splitlines() if "p3" not in line or "memcpy" not in line)
-    assert struct_copies.rewrite(only_global) is None
+    global_only = IR.replace("@llvm.memcpy.p0.p1.i64(ptr align 4 %s,", "@llvm.memcpy.p1.p1.i64(ptr addrspace(1) align 4 %g,")
+    global_only = "\n".join(line for line in global_only.splitlines() if "memcpy.p3" not in line and "memcpy.p0" not in line)
+    assert "@llvm.memcpy.p1.p1" in global_only and struct_copies.rewrite(global_only) is None
     assert not struct_copies.may_copy(b"kernel void k(global int *o) { o[0] = 1; }")
     assert struct_copies.may_copy(b"typedef struct { int a; } S;")
     assert struct_copies.may_copy(b'#include "s.h"\n', headers={"s.h": b"union U { int i; float f; };"})

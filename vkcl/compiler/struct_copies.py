@@ -2,8 +2,8 @@
 clspv's passes).
 
 clang writes every struct assignment (`l[i] = b[i]`, `S s = l[j]`, a struct returned by value)
-as `llvm.memcpy`. clspv (pyclspv 0.0.1) miscompiles such copies where one side is `__local`, or
-both are private:
+as `llvm.memcpy`. clspv (pyclspv 0.0.1) miscompiles such copies where one side is `__local` or
+private:
 - 8 bytes (`struct { float x, y; }`): LLVM's InstCombine turns the copy into an i64 load and
   store; clspv splits the i64 into the struct's floats and folds an i64 index into a struct index
   (`getelementptr [64 x %T], @l, 0, 1, i64 1`), which its SPIR-V writer dies on (SIGSEGV).
@@ -12,6 +12,11 @@ both are private:
   treats the memcpy as a cast, reaches `llvm_unreachable` in `PointerOperandNum`, and in its
   release build loops for ever printing "Instruction: call void @llvm.memcpy.p0.p3..." (vkcl's
   compile timeout then ended the build after 120 s).
+- a struct with padding copied between global and private memory (`T t = in[i]; out[j] = t;`
+  for `struct { char c; int i; double d; short s; }`): invalid SPIR-V (an OpPtrAccessChain past
+  a byte; an OpStore of a mistyped value), which lavapipe crashed on or refused to run. (Such
+  copies of structs without padding clspv compiles right, and typed they came out as float
+  pointer arithmetic in Function memory, which Vulkan does not allow: they stay memcpys.)
 A typed copy, `load %T` then `store %T`, is what clspv compiles right (LLVM splits it into one
 load and store per member). So for a program that declares a struct or union, vkcl has clspv
 write the front end's IR as text (`--output-format=ll`, before any of its passes; ~2 ms for a
@@ -41,7 +46,7 @@ _ATTR = re.compile(r'^(?:align (\d+)|dereferenceable(?:_or_null)?\(\d+\)|capture
                    r'noalias|nocapture|readonly|writeonly|nofree)\s+')
 _GEP_FLAGS = re.compile(r'^(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*')
 _INT = re.compile(r'^i\d+ (-?\d+)$')
-_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:3\.p\d+|\d+\.p3|0\.p0)\.i')
+_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:[03]\.p\d+|\d+\.p[03])\.i')
 
 
 @dataclass
@@ -52,7 +57,8 @@ class _Operand:
 
 
 def rewrite(ir: str) -> str | None:
-    """The IR with its local and private aggregate copies typed, or None when it has none."""
+    """The IR with its aggregate copies to or from local or private memory typed, or None when
+    it has none."""
     if _CANDIDATE.search(ir) is None:  # most IR has none: found without reading it line by line
         return None
     module = Module(ir)
@@ -83,7 +89,7 @@ def rewrite(ir: str) -> str | None:
 
 
 def _needs_rewrite(dst_space: int, src_space: int) -> bool:
-    return _LOCAL in (dst_space, src_space) or dst_space == src_space == _PRIVATE
+    return _LOCAL in (dst_space, src_space) or _PRIVATE in (dst_space, src_space)
 
 
 def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int) -> list[str] | None:
@@ -104,6 +110,8 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if chosen is None:
         return None
     copy_t, dst_depth, src_depth = chosen
+    if _LOCAL not in (dst.space, src.space) and dst.space != src.space and not _padded(module, copy_t):
+        return None  # between private and global memory clspv copies a struct without padding right
     indent, name = call.group(1), f"%__vkcl_copy{serial}"
     vol = "volatile " if volatile == "i1 true" else ""
     lines = []
@@ -121,6 +129,25 @@ def _member(lines: list, indent: str, name: str, op: _Operand, t: Type | None, d
     zeros = ", ".join(["i32 0"] * (depth + 1))
     lines.append(f"{indent}{name} = getelementptr inbounds {t.text}, {_ptr(op.space)} {op.value}, {zeros}")
     return name
+
+
+def _padded(module: Module, t: Type) -> bool:
+    """Whether `t` has bytes no scalar of it covers (between members, at the end, in 3-vectors)."""
+    try:
+        return _scalar_bytes(module, t) < module.size(t)
+    except ParseError:
+        return True
+
+
+def _scalar_bytes(module: Module, t: Type) -> int:
+    t = module.resolve(t)
+    if t.kind in ("int", "float", "ptr"):
+        return module.size(t)
+    if t.kind in ("array", "vector"):
+        return t.count * _scalar_bytes(module, t.elem)
+    if t.kind == "struct":
+        return sum(_scalar_bytes(module, f) for f in t.fields)
+    raise ParseError("a type without layout")
 
 
 def _ptr(space: int) -> str:
