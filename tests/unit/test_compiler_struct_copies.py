@@ -225,3 +225,26 @@ def test_a_clspv_that_floods_stderr_is_stopped_at_once(tmp_path):
     assert out.status == "error" and took < 20, (out.status, took)
     assert "clspv was stopped" in out.log and "Instruction:   call void @llvm.memcpy.p0.p3.i64" in out.log, out.log
     assert len(out.log) < 8192
+
+
+def test_byval_parameters_are_typed_and_untyped_sides_outside_local_memory_are_left():
+    ir = LAYOUT + """%struct.B = type { [16 x i8] }
+%union.C = type { { double, double } }
+%struct.M = type { i8, i32, double, i16 }
+
+define void @f(ptr noundef byval(%struct.B) align 8 %arg, ptr addrspace(1) %out, ptr noundef byval(%struct.M) align 8 %m) {
+entry:
+  %c = alloca %union.C, align 8
+  %b = alloca %struct.B, align 8
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %c, ptr align 8 %arg, i64 16, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %b, ptr align 8 %arg, i64 16, i1 false)
+  call void @llvm.memcpy.p1.p0.i64(ptr addrspace(1) align 8 %out, ptr align 8 %m, i64 24, i1 false)
+  ret void
+}
+"""
+    lines = [line.strip() for line in struct_copies.rewrite(ir).splitlines()]
+    # bytes into a union: no common type, left; bytes into bytes: typed; into an untyped global
+    # pointer (clspv infers its type from its uses): left
+    assert "call void @llvm.memcpy.p0.p0.i64(ptr align 8 %c, ptr align 8 %arg, i64 16, i1 false)" in lines
+    assert "%__vkcl_copy0 = load %struct.B, ptr %arg, align 8" in lines
+    assert "call void @llvm.memcpy.p1.p0.i64(ptr addrspace(1) align 8 %out, ptr align 8 %m, i64 24, i1 false)" in lines

@@ -70,7 +70,7 @@ def rewrite(ir: str) -> str | None:
     out, changed, serial, pointees = [], False, 0, {}
     for line in ir.splitlines():
         if line.startswith("define "):
-            pointees = {}
+            pointees = _byval_parameters(line)
         m = _DEF.match(line)
         if m:
             pointees[m.group(1)] = (_leading_type(m.group(3)) if m.group(2) == "alloca"
@@ -110,8 +110,11 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if chosen is None:
         return None
     copy_t, dst_depth, src_depth = chosen
-    if _LOCAL not in (dst.space, src.space) and dst.space != src.space and not _padded(module, copy_t):
-        return None  # between private and global memory clspv copies a struct without padding right
+    if _LOCAL not in (dst.space, src.space):
+        if dst_t is None or src_t is None:
+            return None  # a side whose type clspv infers from its uses: punning it could break more
+        if dst.space != src.space and not _padded(module, copy_t):
+            return None  # between private and global memory clspv copies a struct without padding right
     indent, name = call.group(1), f"%__vkcl_copy{serial}"
     vol = "volatile " if volatile == "i1 true" else ""
     lines = []
@@ -226,6 +229,21 @@ def _gep_type(module: Module, text: str) -> Type | None:
         if t is None:
             return None
     return t
+
+
+def _byval_parameters(define: str) -> dict:
+    """The pointee types of a function's `byval(T)` parameters (structs passed by value)."""
+    out = {}
+    for m in re.finditer(r"byval\(", define):
+        try:
+            reader = Reader(define[m.end():])
+            t = reader.type()
+        except ParseError:
+            continue
+        name = re.match(r'\)[^,%]*(%(?:[-\w.$]+|"[^"]*"))', define[m.end() + reader.pos:])
+        if name:
+            out[name.group(1)] = t
+    return out
 
 
 def _leading_type(text: str) -> Type | None:
