@@ -62,23 +62,25 @@ def rewrite(ir: str) -> str | None:
     if _CANDIDATE.search(ir) is None:  # most IR has none: found without reading it line by line
         return None
     module = Module(ir)
-    globals_ = {}
+    globals_ = {}  # name -> its type's text; pointees: name -> (kind, text), typed when a copy asks
     for line in ir.splitlines():
-        m = _GLOBAL.match(line)
-        if m:
-            globals_[m.group(1)] = _leading_type(m.group(2))
+        if line.startswith("@"):
+            m = _GLOBAL.match(line)
+            if m:
+                globals_[m.group(1)] = ("alloca", m.group(2))
     out, changed, serial, pointees = [], False, 0, {}
     for line in ir.splitlines():
         if line.startswith("define "):
             pointees = _byval_parameters(line)
-        m = _DEF.match(line)
-        if m:
-            pointees[m.group(1)] = (_leading_type(m.group(3)) if m.group(2) == "alloca"
-                                    else _gep_type(module, m.group(3)))
+        elif "= alloca " in line or "= getelementptr " in line:
+            m = _DEF.match(line)
+            if m:
+                pointees[m.group(1)] = (m.group(2), m.group(3))
         new = None
-        call = _CALL.match(line)
-        if call and _needs_rewrite(int(call.group(2)), int(call.group(3))):
-            new = _typed_copy(module, line, call, globals_, pointees, serial)
+        if "@llvm.memcpy.p" in line:
+            call = _CALL.match(line)
+            if call and _needs_rewrite(int(call.group(2)), int(call.group(3))):
+                new = _typed_copy(module, line, call, globals_, pointees, serial)
         if new is None:
             out.append(line)
         else:
@@ -207,9 +209,11 @@ def _pointee(value: str, module: Module, globals_, pointees) -> Type | None:
         if body.startswith("(") and body.endswith(")"):
             return _gep_type(module, body[1:-1])
         return None
-    if value.startswith("@"):
-        return globals_.get(value)
-    return pointees.get(value)
+    found = globals_.get(value) if value.startswith("@") else pointees.get(value)
+    if found is None or isinstance(found, Type):
+        return found
+    kind, text = found
+    return _leading_type(text) if kind == "alloca" else _gep_type(module, text)
 
 
 def _gep_type(module: Module, text: str) -> Type | None:
