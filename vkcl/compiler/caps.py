@@ -104,8 +104,10 @@ class DeviceCaps:
         """A stable text naming these caps: equal caps, equal key, across runs and versions."""
         return f"caps{CAPS_FORMAT}:" + json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
-    def clspv_args(self) -> list[str]:
-        """The device-dependent clspv options (language and user options are not included)."""
+    def clspv_args(self, packed_structs: bool = True) -> list[str]:
+        """The device-dependent clspv options (language and user options are not included).
+        `packed_structs`: whether clspv may rewrite struct accesses as bytes (needed for packed
+        structs; see byvalue_args.declares_packed for why it is not always on)."""
         args = ["-arch=spir64" if self.address_bits == 64 else "-arch=spir"]
         if self.physical_addressing:
             args.append("-physical-storage-buffers")
@@ -124,7 +126,8 @@ class DeviceCaps:
         if not self.fp64:
             args.append("-fp64=0")
         if self.int8:
-            args.append("-rewrite-packed-structs")
+            if packed_structs:
+                args.append("-rewrite-packed-structs")
         else:
             args.append("-int8=0")
         if not self.images:

@@ -20,7 +20,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_bounds, spirv_fixes, spirv_printf, toolchain)
+                           spirv_bounds, spirv_fixes, spirv_printf, struct_copies, toolchain)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -84,8 +84,27 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     return get_worker().compile(inputs, args, timeout)
 
 
-def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None
-                ) -> tuple[CompileOutput, dict]:
+def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
+            front_args: tuple[str, ...] = ()) -> CompileOutput:
+    """clspv on one OpenCL C source (the prelude already in front). A source that declares a
+    struct or union goes through clspv's front end alone first (`--output-format=ll`, with
+    `front_args`), and clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source)
+    with its aggregate copies through local or private memory typed (struct_copies)."""
+    if not struct_copies.may_copy(source, include_dirs, headers):
+        return _run([source], args)
+    front = _run([source], [a for a in args if not a.startswith("--output-format=")]
+                 + [*front_args, "--output-format=ll"])
+    if not front.ok:
+        return front
+    ir = front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape")
+    ir = struct_copies.rewrite(ir) or ir
+    out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
+    out.log = front.log + out.log
+    return out
+
+
+def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None,
+                front_args: tuple[str, ...] = ()) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
     the source includes). Where its front end refuses a by-value kernel argument's type, that
     type is passed as bytes and the source built again (byvalue_args); also returns the names
@@ -93,7 +112,10 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     def with_prelude(source: bytes) -> bytes:
         return prelude.with_prelude(source, include_dirs, headers)
 
-    out = _run([with_prelude(s) for s in sources], args)
+    if len(sources) == 1:
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args)
+    else:
+        out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
     for _ in range(byvalue_args.MAX_ROUNDS):
         if out.ok or len(sources) != 1:
@@ -105,7 +127,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run([with_prelude(current)], args)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
@@ -155,10 +177,15 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if headers:
             _write_headers(Path(tmp), headers)
             extra = (tmp,)
-        args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra)
+        # Struct accesses as bytes only where a packed struct needs them (struct_copies.declares_packed);
+        # the front end alone may still skip the layout check that option skips (struct_copies).
+        packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
+        args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
+                               packed_structs=packed)
+        front_args = ("-rewrite-packed-structs",) if caps.int8 and not packed else ()
         with _progress(sum(len(i) for i in inputs), input_kind):
             if input_kind == "cl":
-                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers)
+                out, renamed = _run_source(inputs, args + more, opts.include_dirs, headers, front_args)
             else:
                 out = _run(inputs, args + more)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)

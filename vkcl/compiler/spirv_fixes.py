@@ -64,6 +64,10 @@
 18. Composite instructions on scalars (spirv_scalars.py): clspv's one-element OpCompositeConstruct
    and OpCompositeExtract of a scalar (invalid SPIR-V; NVIDIA's driver crashed compiling it)
    become OpCopyObject.
+19. Access chains into private byte arrays (spirv_private_chains.py): a private array of padded
+   structs indexed at run time, which clspv makes a byte array and indexes past a byte and with
+   OpPtrAccessChain (invalid in Vulkan; lavapipe crashed the process), gets valid chains, or the
+   build fails.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -85,11 +89,12 @@ from vkcl.compiler.spirv_float_modes import add_float_modes
 from vkcl.compiler.spirv_num_groups import num_groups_from_spec_constants
 from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
+from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 16
+VERSION = 17
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -117,6 +122,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     `narrow_scopes`: memory scopes made Subgroup (llvmpipe, repair 15)."""
     data = fix_mistyped_pointers(data)
     data = fix_scalar_composites(data)
+    data = fix_private_byte_chains(data)
     data = fix_negative_pointer_offsets(data)
     data = narrow_access_chain_indices(data)
     data = drop_unused_variable_pointers(data)

@@ -27,6 +27,11 @@ from vkcl.compiler._worker_main import MAX_FRAME, _LEN
 _log = logging.getLogger("vkcl.compiler")
 WORKER_SCRIPT = Path(__file__).with_name("_worker_main.py")
 _STDERR_TAIL = 16 * 1024
+# clspv's release build turns some `llvm_unreachable`s into endless loops that print one line
+# again and again ("Instruction: call void @llvm.memcpy.p0.p3..." from its pointer-cast repair):
+# past this much stderr the compile is stopped at once, not at the timeout, its first lines kept.
+STDERR_RUNAWAY = 2 << 20
+_POLL_S = 0.25
 
 
 @dataclass
@@ -48,6 +53,10 @@ class _Died(Exception):
 
 
 class _TimedOut(Exception):
+    pass
+
+
+class _Runaway(Exception):
     pass
 
 
@@ -139,6 +148,10 @@ class Worker:
                 self._proc.wait()
                 log = f"clspv timed out after {timeout:g} s (VKCL_COMPILE_TIMEOUT) and was stopped\n"
                 return self._failure("timeout", log)
+            except _Runaway:
+                self._proc.kill()
+                self._proc.wait()
+                return self._runaway_failure(time.monotonic() - (deadline - timeout))
             except (_Died, OSError, ValueError):
                 return self._failure("crashed", self._death_message())
             stderr = self._stderr_text()
@@ -175,9 +188,11 @@ class Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _TimedOut
-            ready, _, _ = select.select([fd], [], [], remaining)
+            ready, _, _ = select.select([fd], [], [], min(remaining, _POLL_S))
             if not ready:
-                raise _TimedOut
+                if self._stderr is not None and os.fstat(self._stderr.fileno()).st_size > STDERR_RUNAWAY:
+                    raise _Runaway
+                continue
             data = os.read(fd, min(n, 1 << 20))
             if not data:
                 raise _Died
@@ -206,6 +221,18 @@ class Worker:
         log = message + (f"--- clspv stderr ---\n{stderr}" if stderr.strip() else "")
         _log.warning("%s", message.strip())
         return CompileOutput(status, log=log, rc=-1)
+
+    def _runaway_failure(self, seconds: float) -> CompileOutput:
+        self._stderr.seek(0)
+        head = self._stderr.read(4096).decode("utf-8", "replace")
+        lines = head.splitlines()[:8]
+        message = (f"clspv was stopped after {seconds:.1f} s: it wrote more than {STDERR_RUNAWAY >> 20} MiB "
+                   "to stderr, repeating itself (clspv loops on a construct it cannot compile; "
+                   "its first lines name it)\n")
+        self._discard()
+        _log.warning("%s", message.strip())
+        return CompileOutput("error", log=message + "--- clspv stderr (first lines) ---\n"
+                             + "".join(line[:400] + "\n" for line in lines), rc=-1)
 
     def _stderr_text(self) -> str:
         if self._stderr is None:

@@ -1,0 +1,435 @@
+"""Structs in kernels (issue 21: clspv crashed, looped or miscompiled on valid code): copies between
+global, local and private memory, reductions in local memory, and pyopencl's code that met them.
+
+Every layout's data is random bytes with edge values written over every third element's fields
+(NaN with payloads, signalling NaN, infinities, -0, denormals, the largest and smallest integers);
+results are compared bit for bit, field by field (padding bytes are not compared: C leaves them
+unspecified), against permutations computed on the host.
+"""
+import pytest
+
+pytest.importorskip("pyopencl")
+
+HEADER = r"""
+import numpy as np, pyopencl as cl, pyopencl.array as cla, time
+plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context([plat.get_devices()[0]])
+q = cl.CommandQueue(ctx)
+mf = cl.mem_flags
+rng = np.random.default_rng(21)
+
+EDGES = {
+    ("f", 4): [0x7FC00123, 0xFFC00001, 0x7FA00000, 0x7F800000, 0xFF800000, 0x80000000, 0x00000001,
+               0x007FFFFF, 0x7F7FFFFF, 0x00800000],
+    ("f", 8): [0x7FF8000000000123, 0xFFF8000000000001, 0x7FF4000000000000, 0x7FF0000000000000,
+               0xFFF0000000000000, 0x8000000000000000, 0x0000000000000001, 0x000FFFFFFFFFFFFF,
+               0x7FEFFFFFFFFFFFFF],
+    ("i", 1): [-128, 127, -1, 0], ("u", 1): [255, 0, 128],
+    ("i", 2): [-32768, 32767, -1], ("u", 2): [65535, 0, 32768],
+    ("i", 4): [-2**31, 2**31 - 1, -1], ("u", 4): [2**32 - 1, 2**31, 0],
+    ("i", 8): [-2**63, 2**63 - 1, -1], ("u", 8): [2**64 - 1, 2**63, 0],
+}
+
+def leaves(dt, base=0):
+    # (offset, scalar dtype) of every scalar in the struct, nested structs and arrays included
+    for name in dt.names:
+        f, off = dt.fields[name][:2]
+        b, count = (f.subdtype[0], int(np.prod(f.subdtype[1]))) if f.subdtype else (f, 1)
+        for i in range(count):
+            if b.names:
+                yield from leaves(b, base + off + i * b.itemsize)
+            else:
+                yield base + off + i * b.itemsize, b
+
+def fill(dt, n):
+    a = np.frombuffer(rng.bytes(n * dt.itemsize), dtype=dt).copy()
+    raw = a.view(np.uint8).reshape(n, dt.itemsize)
+    for k, (off, b) in enumerate(leaves(dt)):
+        edges = EDGES[(b.kind, b.itemsize)]
+        bits = "<u%d" % b.itemsize if b.kind == "f" else "<%s%d" % (b.kind, b.itemsize)
+        for e in range(0, n, 3):
+            raw[e, off:off + b.itemsize] = np.array([edges[(e // 3 + k) % len(edges)]], dtype=bits).view(np.uint8)
+    return a
+
+def same(got, want):
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    dt = want.dtype
+    m = np.zeros(dt.itemsize, bool)
+    for off, b in leaves(dt):
+        m[off:off + b.itemsize] = True
+    g = got.view(np.uint8).reshape(-1, dt.itemsize)[:, m]
+    w = want.view(np.uint8).reshape(-1, dt.itemsize)[:, m]
+    bad = np.nonzero((g != w).any(axis=1))[0]
+    assert bad.size == 0, ("elements differ", bad[:10], g[bad[:2]], w[bad[:2]])
+
+def buf(a):
+    return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=a)
+
+def get(b, like):
+    r = np.zeros_like(like); cl.enqueue_copy(q, r, b); q.finish(); return r
+"""
+
+
+def run(python_with_icd, body: str):
+    result = python_with_icd(HEADER + body, timeout=300, env={"PYOPENCL_COMPILER_OUTPUT": "0"})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    assert "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+# name: (OpenCL C declaration of T, numpy dtype of T, KEY(t) in C, the same key from numpy)
+LAYOUTS = {
+    "float2_like": ("typedef struct { float x, y; } T;",
+                    "np.dtype({'names': ['x', 'y'], 'formats': ['<f4', '<f4'], 'offsets': [0, 4], 'itemsize': 8})",
+                    "as_uint(t.y)", "a['y'].view(np.uint32)"),
+    "double2_like": ("typedef struct { double x, y; } T;",
+                     "np.dtype({'names': ['x', 'y'], 'formats': ['<f8', '<f8'], 'offsets': [0, 8], 'itemsize': 16})",
+                     "as_ulong(t.x)", "a['x'].view(np.uint64)"),
+    "mixed_padding": ("typedef struct { char c; int i; double d; short s; } T;",
+                      "np.dtype({'names': ['c', 'i', 'd', 's'], 'formats': ['i1', '<i4', '<f8', '<i2'],"
+                      " 'offsets': [0, 4, 8, 16], 'itemsize': 24})",
+                      "as_uint(t.i)", "a['i'].view(np.uint32)"),
+    "leading_array": ("typedef struct { uint a[3]; float f; } T;",
+                      "np.dtype({'names': ['a', 'f'], 'formats': [('<u4', 3), '<f4'], 'offsets': [0, 12],"
+                      " 'itemsize': 16})",
+                      "t.a[1]", "a['a'][:, 1].copy()"),
+    "nested": ("typedef struct { short h; float2 v; } In; typedef struct { In inner; uchar tag; ulong u; int k[2]; } T;",
+               "np.dtype({'names': ['inner', 'tag', 'u', 'k'], 'formats': [np.dtype({'names': ['h', 'v'],"
+               " 'formats': ['<i2', ('<f4', 2)], 'offsets': [0, 8], 'itemsize': 16}), 'u1', '<u8', ('<i4', 2)],"
+               " 'offsets': [0, 16, 24, 32], 'itemsize': 40})",
+               "t.u", "a['u'].copy()"),
+    "vector3_member": ("typedef struct { float3 p; char c; } T;",
+                       "np.dtype({'names': ['p', 'c'], 'formats': [('<f4', 3), 'i1'], 'offsets': [0, 16],"
+                       " 'itemsize': 32})",
+                       "as_uint(t.p.y)", "a['p'][:, 1].copy().view(np.uint32)"),
+    "array_fields_60_bytes": ("typedef struct { uint x[2]; int y; uint z[3][4]; } T;",
+                              "np.dtype({'names': ['x', 'y', 'z'], 'formats': [('<u4', 2), '<i4', ('<u4', (3, 4))],"
+                              " 'offsets': [0, 8, 12], 'itemsize': 60})",
+                              "t.z[2][3]", "a['z'][:, 2, 3].copy()"),
+}
+
+KERNELS = r"""
+#define WG 64
+typedef struct { T v; } W;
+#define KEY(t) (%s)
+T pick(global const T *in, size_t i) { return in[i]; }
+kernel void permute(global const T *in, global T *out)
+{
+    local T l[WG];
+    size_t lid = get_local_id(0), g = get_global_id(0);
+    l[lid] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T p = l[(lid + 1) %% WG];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    l[lid] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = l[(lid + 3) %% WG];
+}
+kernel void permute_arg(global const T *in, global T *out, local T *l)
+{
+    size_t lid = get_local_id(0), g = get_global_id(0);
+    l[lid] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T p = l[(lid + 5) %% WG];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *(l + lid) = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = l[(lid + 2) %% WG];
+}
+kernel void wrapped(global const T *in, global T *out)
+{
+    local W lw[2][WG + 1];
+    size_t lid = get_local_id(0), g = get_global_id(0);
+    lw[1][lid].v = pick(in, g ^ 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T p = lw[1][(lid + 9) %% WG].v;
+    lw[0][lid] = lw[1][(lid + 1) %% WG];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = (lid & 1) ? p : lw[0][(lid + 2) %% WG].v;
+}
+kernel void argmax(global const T *in, global T *out)
+{
+    local T l[WG];
+    size_t lid = get_local_id(0);
+    l[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            T a = l[lid], b = l[lid + s];
+            if (KEY(b) > KEY(a))
+                l[lid] = b;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        out[get_group_id(0)] = l[0];
+}
+kernel void reverse(global const T *in, global T *out)
+{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    T t = in[i];
+    out[n - 1 - i] = t;
+}
+kernel void private_swap(global const T *in, global T *out, uint shift)
+{
+    T a[4];
+    size_t g = get_global_id(0);
+    for (int j = 0; j < 4; j++)
+        a[j] = in[4 * g + j];
+    uint x = (g + shift) %% 4, y = (g + shift + 1) %% 4;
+    T t = a[x];
+    a[x] = a[y];
+    a[y] = t;
+    for (int j = 0; j < 4; j++)
+        out[4 * g + j] = a[j];
+}
+"""
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_struct_layouts_through_local_and_private_memory(python_with_icd, layout):
+    decl, dtype, key_c, key_np = LAYOUTS[layout]
+    run(python_with_icd, f"""
+dt = {dtype}
+src = '''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+{decl}''' + {KERNELS!r} % {key_c!r}
+p = cl.Program(ctx, src).build()
+n, wg = 1024, 64
+a = fill(dt, n)
+A = buf(a)
+lid = np.arange(n) % wg
+base = np.arange(n) - lid
+
+O = buf(np.zeros_like(a))
+p.permute(q, (n,), (wg,), A, O)
+same(get(O, a), a[base + (lid + 4) % wg])
+
+O = buf(np.zeros_like(a))
+p.permute_arg(q, (n,), (wg,), A, O, cl.LocalMemory(wg * dt.itemsize))
+same(get(O, a), a[base + (lid + 7) % wg])
+
+O = buf(np.zeros_like(a))
+p.wrapped(q, (n,), (wg,), A, O)
+want = np.where(lid & 1, base + ((lid + 9) % wg ^ 1), base + ((lid + 3) % wg ^ 1))
+same(get(O, a), a[want])
+
+key = {key_np}
+groups = n // wg
+slots = np.arange(n).reshape(groups, wg)
+s = wg // 2
+while s:
+    left, right = slots[:, :s], slots[:, s:2 * s]
+    slots[:, :s] = np.where(key[right] > key[left], right, left)
+    s //= 2
+R = buf(np.zeros(groups, dt))
+p.argmax(q, (n,), (wg,), A, R)
+same(get(R, a[:groups]), a[slots[:, 0]])
+
+O = buf(np.zeros_like(a))
+p.reverse(q, (n,), None, A, O)
+same(get(O, a), a[::-1])
+
+O = buf(np.zeros_like(a))
+shift = 3
+p.private_swap(q, (n // 4,), None, A, O, np.uint32(shift))
+perm = np.arange(n).reshape(-1, 4)
+g = np.arange(n // 4)
+x, y = (g + shift) % 4, (g + shift + 1) % 4
+perm[g, x], perm[g, y] = perm[g, y].copy(), perm[g, x].copy()
+same(get(O, a), a[perm.reshape(-1)])
+print("OK")
+""")
+
+
+def test_issue_reproducer_float_pair_in_local_memory(python_with_icd):
+    # clspv crashed (SIGSEGV) on this program: the 8-byte copy became an i64 that clspv split
+    # into the struct's floats with an i64 struct index its SPIR-V writer could not take.
+    run(python_with_icd, """
+src = '''typedef struct { float x, y; } T;
+kernel void k(global T *b, global T *o) { local T l[64]; size_t i = get_local_id(0); l[i] = b[i];
+  barrier(CLK_LOCAL_MEM_FENCE); if (i == 0) o[get_group_id(0)] = l[1]; }'''
+p = cl.Program(ctx, src).build()
+b = np.array([[1.5, -0.0], [np.inf, 1e-45]] + [[7.0, 8.0]] * 126, np.float32)
+O = buf(np.zeros((2, 2), np.float32))
+p.k(q, (128,), (64,), buf(b), O)
+assert np.array_equal(get(O, np.zeros((2, 2), np.float32)).view(np.uint32), b[[1, 1]].view(np.uint32))
+print("OK")
+""")
+
+
+def test_radix_sort_and_key_value_sort_build_and_sort(python_with_icd):
+    # pyopencl's radix sort keeps a struct scan type in local memory (`psc_ldata[K + 1][WG_SIZE
+    # + 1]` of `struct { scan_t value; }`) and copies `.value` into private variables: clspv
+    # looped for ever on that copy (vkcl's 120 s timeout ended the build).
+    run(python_with_icd, """
+from pyopencl.algorithm import RadixSort, KeyValueSorter
+t0 = time.perf_counter()
+sort = RadixSort(ctx, "int *ary", key_expr="ary[i]", sort_arg_names=["ary"])
+a = np.array([5, 3, 2**31 - 1, 0, 7, 7, 1, 65535, 3, 2**30], np.int32)
+(s,), _ = sort(cla.to_device(q, a), key_bits=32)
+assert np.array_equal(s.get(), np.sort(a))
+built = time.perf_counter() - t0
+assert built < 60, built
+for n in (10, 1000, 65536):
+    a = rng.integers(0, 2**16, n).astype(np.int32)
+    (s,), _ = sort(cla.to_device(q, a), key_bits=16)
+    assert np.array_equal(s.get(), np.sort(a)), n
+keys = rng.integers(0, 300, 5000).astype(np.int32)
+values = np.arange(5000, dtype=np.int32)
+kvs = KeyValueSorter(ctx)
+starts, lists, _ = kvs(q, cla.to_device(q, keys), cla.to_device(q, values), 300, starts_dtype=np.int32)
+starts, lists = starts.get(), lists.get()
+for k in range(300):
+    assert sorted(lists[starts[k]:starts[k + 1]]) == sorted(np.nonzero(keys == k)[0]), k
+print("OK", built)
+""")
+
+
+def test_dot_of_complex128_reduces_in_local_memory(python_with_icd):
+    # pyopencl's dot/vdot of complex128 reduce through `__local cdouble_t pcl_ldata[]`: clspv
+    # crashed building them. Small integers make every product and sum exact.
+    run(python_with_icd, """
+n = 10000
+x = (rng.integers(-50, 50, n) + 1j * rng.integers(-50, 50, n)).astype(np.complex128)
+y = (rng.integers(-50, 50, n) + 1j * rng.integers(-50, 50, n)).astype(np.complex128)
+X, Y = cla.to_device(q, x), cla.to_device(q, y)
+assert cla.dot(X, Y).get() == np.dot(x, y)
+assert cla.vdot(X, Y).get() == np.vdot(x, y)
+f = rng.integers(-50, 50, n).astype(np.float32)
+assert cla.dot(cla.to_device(q, f), Y).get() == np.dot(f.astype(np.float64), y)
+assert cla.sum(X).get() == x.sum()
+print("OK")
+""")
+
+
+def test_struct_with_array_fields_copied_from_global(python_with_icd):
+    # pyopencl's test_arrays_in_structs.py: with -rewrite-packed-structs, clspv read word k of a
+    # struct whose first member is an array from word 4k (any such struct of 12 bytes or more).
+    run(python_with_icd, """
+src = '''typedef struct { uint x[2]; int y; uint z[3][4]; } my_struct;
+kernel void array_structs(global my_struct *structs, global int *res) {
+    int i = get_global_id(0);
+    my_struct s = structs[i];
+    res[i] = s.x[0] + s.x[1] + s.y;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            res[i] += s.z[r][c];
+}'''
+dt = np.dtype({'names': ['x', 'y', 'z'], 'formats': [('<u4', 2), '<i4', ('<u4', (3, 4))], 'offsets': [0, 8, 12],
+               'itemsize': 60})
+a = fill(dt, 64)
+p = cl.Program(ctx, src).build()
+R = buf(np.zeros(64, np.int32))
+p.array_structs(q, (64,), None, buf(a), R)
+want = (a['x'].astype(np.uint64).sum(axis=1) + a['y'].view(np.uint32) + a['z'].astype(np.uint64).sum(axis=(1, 2)))
+assert np.array_equal(get(R, np.zeros(64, np.int32)).view(np.uint32), (want % 2**32).astype(np.uint32))
+for z in range(1, 14):
+    words = 3 + z
+    src = '''typedef struct { uint x[2]; uint y; uint z[%d]; } S;
+    kernel void k(global S *a, global uint *o) { int i = get_global_id(0); S s = a[i]; global uint *w = o + i * %d;
+      w[0] = s.x[0]; w[1] = s.x[1]; w[2] = s.y; for (int r = 0; r < %d; r++) w[3 + r] = s.z[r]; }''' % (z, words, z)
+    a = rng.integers(0, 2**32, words * 8, dtype=np.uint64).astype(np.uint32)
+    a[:3] = [2**32 - 1, 2**31, 0]
+    O = buf(np.zeros_like(a))
+    cl.Program(ctx, src).build().k(q, (8,), None, buf(a), O)
+    assert np.array_equal(get(O, a), a), words
+print("OK")
+""")
+
+
+def test_complex_pointers_beside_a_struct_copy(python_with_icd):
+    # pyopencl's complex types are unions, which clspv's layout check refuses at a global pointer
+    # parameter: vkcl passes such parameters as pointers to bytes (no -rewrite-packed-structs), so
+    # the struct copy in the same program is compiled right too.
+    run(python_with_icd, """
+src = '''#define PYOPENCL_DEFINE_CDOUBLE
+#include <pyopencl-complex.h>
+typedef struct { uint x[4]; int y; } S;
+kernel void k(global const cdouble_t *restrict a, global cdouble_t *b, const global cfloat_t *c,
+              global cfloat_t *d, cdouble_t e, global const S *s, global uint *o)
+{
+    size_t i = get_global_id(0);
+    b[i] = cdouble_add(cdouble_mul(a[i], a[i]), e);
+    d[i] = cfloat_mul(c[i], c[i]);
+    S t = s[i];
+    for (int j = 0; j < 4; j++)
+        o[5 * i + j] = t.x[j];
+    o[5 * i + 4] = t.y;
+}'''
+n = 256
+a = (rng.integers(-1000, 1000, n) + 1j * rng.integers(-1000, 1000, n)).astype(np.complex128)
+c = (rng.integers(-100, 100, n) + 1j * rng.integers(-100, 100, n)).astype(np.complex64)
+e = np.complex128(3 - 4j)
+s = rng.integers(0, 2**32, 5 * n, dtype=np.uint64).astype(np.uint32)
+s[:5] = [2**32 - 1, 2**31, 0, 1, 2**31 - 1]
+p = cl.Program(ctx, src).build(options='-cl-kernel-arg-info')
+B, D, O = buf(np.zeros_like(a)), buf(np.zeros_like(c)), buf(np.zeros_like(s))
+p.k(q, (n,), None, buf(a), B, buf(c), D, e, buf(s), O)
+assert np.array_equal(get(B, a), a * a + e)
+assert np.array_equal(get(D, c), c * c)
+assert np.array_equal(get(O, s), s)
+k = cl.Kernel(p, "k")
+assert [k.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME) for i in range(7)] == \\
+    ["cdouble_t*", "cdouble_t*", "cfloat_t*", "cfloat_t*", "cdouble_t", "S*", "uint*"], \\
+    [k.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME) for i in range(7)]
+assert [k.get_arg_info(i, cl.kernel_arg_info.NAME) for i in range(7)] == ["a", "b", "c", "d", "e", "s", "o"]
+print("OK")
+""")
+
+
+def test_packed_struct_in_a_buffer(python_with_icd):
+    # A packed struct still gets clspv's byte rewrite (-rewrite-packed-structs), which its layout needs.
+    run(python_with_icd, """
+src = '''typedef struct __attribute__((packed)) { char a; uint b; short c; } P;
+kernel void k(global const P *in, global P *out)
+{ size_t i = get_global_id(0); P p = in[i]; p.b += 1; p.c ^= 0x5555; p.a = -p.a; out[i] = p; }'''
+dt = np.dtype([('a', 'i1'), ('b', '<u4'), ('c', '<i2')])
+assert dt.itemsize == 7
+a = fill(dt, 300)
+p = cl.Program(ctx, src).build()
+O = buf(np.zeros_like(a))
+p.k(q, (300,), None, buf(a), O)
+want = a.copy()
+want['b'] = (a['b'].astype(np.uint64) + 1) % 2**32
+want['c'] = a['c'] ^ np.int16(0x5555)
+want['a'] = (-a['a'].astype(np.int16)).astype(np.int8)
+same(get(O, a), want)
+print("OK")
+""")
+
+
+@pytest.mark.parametrize("layout", ["float2_like", "double2_like", "mixed_padding", "vector3_member"])
+def test_struct_arguments_by_value_and_through_global_memory(python_with_icd, layout):
+    # Kernels that built before the struct repairs: they now go through clspv's front end and IR
+    # without -rewrite-packed-structs; every bit of every field must come through as before.
+    decl, dtype, _, _ = LAYOUTS[layout]
+    run(python_with_icd, f"""
+dt = {dtype}
+src = '''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+{decl}
+kernel void fill(global T *out, T v, global const T *in, global T *copy)
+{{ size_t i = get_global_id(0); out[i] = v; copy[i] = in[i]; }}'''
+p = cl.Program(ctx, src).build()
+a = fill(dt, 300)
+for j in range(0, 296, 3):
+    O, C = buf(np.zeros(4, dt)), buf(np.zeros(4, dt))
+    p.fill(q, (4,), None, O, a[j:j + 1], buf(a[j:j + 4]), C)
+    same(get(O, a[:4]), np.repeat(a[j:j + 1], 4))
+    same(get(C, a[:4]), a[j:j + 4])
+print("OK")
+""")
+
+
+def test_struct_copies_in_compiled_and_linked_programs(python_with_icd):
+    # clCompileProgram keeps the front end's IR, with its copies typed, in the object.
+    run(python_with_icd, """
+src = '''typedef struct { float x, y; } T;
+kernel void k(global T *b, global T *o) { local T l[64]; size_t i = get_local_id(0); l[i] = b[i];
+  barrier(CLK_LOCAL_MEM_FENCE); if (i == 0) o[get_group_id(0)] = l[(get_group_id(0) + 1) % 64]; }'''
+p = cl.link_program(ctx, [cl.Program(ctx, src).compile()])
+b = np.arange(256, dtype=np.float32).reshape(128, 2)
+O = buf(np.zeros((2, 2), np.float32))
+p.k(q, (128,), (64,), buf(b), O)
+assert np.array_equal(get(O, np.zeros((2, 2), np.float32)), b[[1, 2]])
+print("OK")
+""")

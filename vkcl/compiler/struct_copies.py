@@ -1,0 +1,345 @@
+"""Aggregate copies through local or private memory as typed loads and stores (LLVM IR, before
+clspv's passes).
+
+clang writes every struct assignment (`l[i] = b[i]`, `S s = l[j]`, a struct returned by value)
+as `llvm.memcpy`. clspv (pyclspv 0.0.1) miscompiles such copies where one side is `__local` or
+private:
+- 8 bytes (`struct { float x, y; }`): LLVM's InstCombine turns the copy into an i64 load and
+  store; clspv splits the i64 into the struct's floats and folds an i64 index into a struct index
+  (`getelementptr [64 x %T], @l, 0, 1, i64 1`), which its SPIR-V writer dies on (SIGSEGV).
+- where the two sides' types differ (a wrapper struct and its member: pyopencl's scans keep
+  `struct { scan_t value; }` in local memory and copy `.value`), clspv's pointer-cast repair
+  treats the memcpy as a cast, reaches `llvm_unreachable` in `PointerOperandNum`, and in its
+  release build loops for ever printing "Instruction: call void @llvm.memcpy.p0.p3..." (vkcl's
+  compile timeout then ended the build after 120 s).
+- a struct with padding copied between global and private memory (`T t = in[i]; out[j] = t;`
+  for `struct { char c; int i; double d; short s; }`): invalid SPIR-V (an OpPtrAccessChain past
+  a byte; an OpStore of a mistyped value), which lavapipe crashed on or refused to run. (Such
+  copies of structs without padding clspv compiles right, and typed they came out as float
+  pointer arithmetic in Function memory, which Vulkan does not allow: they stay memcpys.)
+A typed copy, `load %T` then `store %T`, is what clspv compiles right (LLVM splits it into one
+load and store per member). So for a program that declares a struct or union, vkcl has clspv
+write the front end's IR as text (`--output-format=ll`, before any of its passes; ~2 ms for a
+small kernel), rewrites those memcpys here, and has clspv compile the IR (`-x ir`; unchanged IR
+gives the same SPIR-V as the source).
+
+The copy's type comes from the pointers' definitions in the IR: an alloca, a global, or a typed
+`getelementptr` (instruction or constant expression). clang folds leading zero indices, so a
+side may name an enclosing aggregate (`[9 x %W]` for `l[1][0].v`); the copy uses the first type
+both sides reach through members at offset 0 whose size is the copy's. A memcpy whose sides give
+no such type, or whose size is not a constant, is left as it is.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader
+from vkcl.compiler.prelude import includes
+
+_LOCAL, _PRIVATE = 3, 0
+_NAME = r'(?:%|@)(?:[-\w.$]+|"[^"]*")'
+_DEF = re.compile(rf'^\s*(%(?:[-\w.$]+|"[^"]*")) = (alloca|getelementptr) (.*)$')
+_GLOBAL = re.compile(rf'^(@(?:[-\w.$]+|"[^"]*")) = [^=]*?\b(?:global|constant) (.*)$')
+_CALL = re.compile(r'^(\s*)(?:(?:tail|musttail|notail) )?call void @llvm\.memcpy\.p(\d+)\.p(\d+)\.i(?:32|64)\(')
+_ATTR = re.compile(r'^(?:align (\d+)|dereferenceable(?:_or_null)?\(\d+\)|captures\([^)]*\)|noundef|nonnull|'
+                   r'noalias|nocapture|readonly|writeonly|nofree)\s+')
+_GEP_FLAGS = re.compile(r'^(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*')
+_INT = re.compile(r'^i\d+ (-?\d+)$')
+_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:[03]\.p\d+|\d+\.p[03])\.i')
+
+
+@dataclass
+class _Operand:
+    space: int
+    align: int
+    value: str  # as written: %x, @g, getelementptr (...)
+
+
+def rewrite(ir: str) -> str | None:
+    """The IR with its aggregate copies to or from local or private memory typed, or None when
+    it has none."""
+    if _CANDIDATE.search(ir) is None:  # most IR has none: found without reading it line by line
+        return None
+    module = Module(ir)
+    globals_ = {}  # name -> its type's text; pointees: name -> (kind, text), typed when a copy asks
+    for line in ir.splitlines():
+        if line.startswith("@"):
+            m = _GLOBAL.match(line)
+            if m:
+                globals_[m.group(1)] = ("alloca", m.group(2))
+    out, changed, serial, pointees = [], False, 0, {}
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            pointees = _byval_parameters(line)
+        elif "= alloca " in line or "= getelementptr " in line:
+            m = _DEF.match(line)
+            if m:
+                pointees[m.group(1)] = (m.group(2), m.group(3))
+        new = None
+        if "@llvm.memcpy.p" in line:
+            call = _CALL.match(line)
+            if call and _needs_rewrite(int(call.group(2)), int(call.group(3))):
+                new = _typed_copy(module, line, call, globals_, pointees, serial)
+        if new is None:
+            out.append(line)
+        else:
+            out.extend(new)
+            serial += 1
+            changed = True
+    return "\n".join(out) + "\n" if changed else None
+
+
+def _needs_rewrite(dst_space: int, src_space: int) -> bool:
+    return _LOCAL in (dst_space, src_space) or _PRIVATE in (dst_space, src_space)
+
+
+def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int) -> list[str] | None:
+    open_at = call.end() - 1
+    close_at = _matching(line, open_at)
+    if close_at < 0:
+        return None
+    args = _split(line[open_at + 1:close_at])
+    if len(args) != 4:
+        return None
+    dst, src = _operand(args[0]), _operand(args[1])
+    size, volatile = _INT.match(args[2].strip()), args[3].strip()
+    if dst is None or src is None or size is None or volatile not in ("i1 false", "i1 true"):
+        return None
+    n = int(size.group(1))
+    dst_t, src_t = (_pointee(o.value, module, globals_, pointees) for o in (dst, src))
+    chosen = _common_type(module, dst_t, src_t, n)
+    if chosen is None:
+        return None
+    copy_t, dst_depth, src_depth = chosen
+    if _LOCAL not in (dst.space, src.space):
+        if dst_t is None or src_t is None:
+            return None  # a side whose type clspv infers from its uses: punning it could break more
+        if dst.space != src.space and not _padded(module, copy_t):
+            return None  # between private and global memory clspv copies a struct without padding right
+    indent, name = call.group(1), f"%__vkcl_copy{serial}"
+    vol = "volatile " if volatile == "i1 true" else ""
+    lines = []
+    src_ptr = _member(lines, indent, f"{name}.src", src, src_t, src_depth)
+    dst_ptr = _member(lines, indent, f"{name}.dst", dst, dst_t, dst_depth)
+    lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {_ptr(src.space)} {src_ptr}, align {src.align}")
+    lines.append(f"{indent}store {vol}{copy_t.text} {name}, {_ptr(dst.space)} {dst_ptr}, align {dst.align}")
+    return lines
+
+
+def _member(lines: list, indent: str, name: str, op: _Operand, t: Type | None, depth: int) -> str:
+    """A pointer to the member `depth` levels in at offset 0 (the operand itself for 0)."""
+    if depth == 0:
+        return op.value
+    zeros = ", ".join(["i32 0"] * (depth + 1))
+    lines.append(f"{indent}{name} = getelementptr inbounds {t.text}, {_ptr(op.space)} {op.value}, {zeros}")
+    return name
+
+
+def _padded(module: Module, t: Type) -> bool:
+    """Whether `t` has bytes no scalar of it covers (between members, at the end, in 3-vectors)."""
+    try:
+        return _scalar_bytes(module, t) < module.size(t)
+    except ParseError:
+        return True
+
+
+def _scalar_bytes(module: Module, t: Type) -> int:
+    t = module.resolve(t)
+    if t.kind in ("int", "float", "ptr"):
+        return module.size(t)
+    if t.kind in ("array", "vector"):
+        return t.count * _scalar_bytes(module, t.elem)
+    if t.kind == "struct":
+        return sum(_scalar_bytes(module, f) for f in t.fields)
+    raise ParseError("a type without layout")
+
+
+def _ptr(space: int) -> str:
+    return "ptr" if space == 0 else f"ptr addrspace({space})"
+
+
+def _common_type(module: Module, dst_t, src_t, n: int):
+    """(copy type, members in from dst's type, from src's type), or None."""
+    dst_chain = _chain(module, dst_t, n) if dst_t else []
+    src_chain = _chain(module, src_t, n) if src_t else []
+    if (dst_t and not dst_chain) or (src_t and not src_chain):
+        return None  # a side whose type has no member of the copy's size: not a struct assignment
+    if dst_chain and src_chain:
+        dst_keys = {_key(t): depth for t, depth in dst_chain}
+        for t, depth in src_chain:
+            if _key(t) in dst_keys:
+                return t, dst_keys[_key(t)], depth
+        return None
+    if dst_chain:
+        t, depth = dst_chain[0]
+        return t, depth, 0
+    if src_chain:
+        t, depth = src_chain[0]
+        return t, 0, depth
+    return None
+
+
+def _chain(module: Module, t: Type, n: int) -> list[tuple[Type, int]]:
+    """The types at offset 0 of `t` (itself, its first member, that one's...) of `n` bytes, each
+    with how many members in it is."""
+    out, depth = [], 0
+    try:
+        while t is not None and depth < 32:
+            if module.resolve(t).kind == "opaque":
+                break
+            if module.size(t) == n:
+                out.append((t, depth))
+            elif module.size(t) < n:
+                break
+            t, depth = module.first_member(t), depth + 1
+    except ParseError:
+        return out
+    return out
+
+
+def _key(t: Type) -> str:
+    return t.name if t.kind == "named" else " ".join(t.text.split())
+
+
+def _pointee(value: str, module: Module, globals_, pointees) -> Type | None:
+    value = value.strip()
+    if value.startswith("getelementptr"):
+        body = _GEP_FLAGS.sub("", value[len("getelementptr"):].strip())
+        if body.startswith("(") and body.endswith(")"):
+            return _gep_type(module, body[1:-1])
+        return None
+    found = globals_.get(value) if value.startswith("@") else pointees.get(value)
+    if found is None or isinstance(found, Type):
+        return found
+    kind, text = found
+    return _leading_type(text) if kind == "alloca" else _gep_type(module, text)
+
+
+def _gep_type(module: Module, text: str) -> Type | None:
+    """The result element type of `getelementptr [flags] T, ptr base, idx...` (from its T on)."""
+    text = _GEP_FLAGS.sub("", text.strip())
+    try:
+        reader = Reader(text)
+        t = reader.type()
+    except ParseError:
+        return None
+    parts = _split(text[reader.pos:])
+    if not parts or parts[0].strip():
+        return None  # `T,` must come first
+    for index in parts[3:]:  # parts: "", base, first index, then the indices that descend
+        m = _INT.match(index.strip())
+        t = module.indexed(t, int(m.group(1)) if m else None) if t is not None else None
+        if t is None:
+            return None
+    return t
+
+
+def _byval_parameters(define: str) -> dict:
+    """The pointee types of a function's `byval(T)` parameters (structs passed by value)."""
+    out = {}
+    for m in re.finditer(r"byval\(", define):
+        try:
+            reader = Reader(define[m.end():])
+            t = reader.type()
+        except ParseError:
+            continue
+        name = re.match(r'\)[^,%]*(%(?:[-\w.$]+|"[^"]*"))', define[m.end() + reader.pos:])
+        if name:
+            out[name.group(1)] = t
+    return out
+
+
+def _leading_type(text: str) -> Type | None:
+    try:
+        return Reader(text).type()
+    except ParseError:
+        return None
+
+
+def _operand(text: str) -> _Operand | None:
+    text = text.strip()
+    m = re.match(r'^ptr(?: addrspace\((\d+)\))?\s+', text)
+    if not m:
+        return None
+    space, rest, align = int(m.group(1) or 0), text[m.end():], 1
+    while True:
+        a = _ATTR.match(rest)
+        if not a:
+            break
+        if a.group(1):
+            align = int(a.group(1))
+        rest = rest[a.end():]
+    if not re.match(rf'^(?:{_NAME}|getelementptr\b)', rest):
+        return None
+    return _Operand(space, align, rest.strip())
+
+
+def _split(text: str) -> list[str]:
+    """`text` split at its commas outside brackets and quotes."""
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, c in enumerate(text):
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _matching(text: str, i: int) -> int:
+    depth, quoted = 0, False
+    for j in range(i, len(text)):
+        c = text[j]
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+_WORD = re.compile(rb"\b(?:struct|union)\b")
+
+
+def may_copy(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
+    """Whether the program (with the headers it includes) declares a struct or union: only then
+    can its IR hold an aggregate copy."""
+    if _WORD.search(source):
+        return True
+    if re.search(rb"#\s*include", source) is None:
+        return False
+    expanded = includes.expand(source, include_dirs, headers)
+    return expanded is None or _WORD.search(expanded) is not None
+
+
+_PACKED = re.compile(rb"__attribute__\s*\(\([^()]*(?:\([^()]*\)[^()]*)*\b(?:__)?packed(?:__)?\b|#\s*pragma\s+pack\b")
+
+
+def declares_packed(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
+    """Whether the program (with its headers) may declare a packed struct (an attribute `packed`
+    or `#pragma pack`); a header that cannot be found counts as yes. Only such programs get
+    clspv's `-rewrite-packed-structs`, which their layout needs: it also rewrites the struct
+    accesses of every function whose pointers' types disagree as byte arrays, and clspv then
+    miscompiles copies from global memory of structs whose first member is an array (word k
+    read from word 4k: pyopencl's test_struct_with_array_fields). The front end alone may still
+    be given it (`_run_cl` in driver.py): there it only skips clspv's layout check of `global`
+    and `constant` pointer parameters, which refuses unions such as pyopencl's complex types."""
+    if _PACKED.search(source):
+        return True
+    if re.search(rb"#\s*include", source) is None:
+        return False
+    expanded = includes.expand(source, include_dirs, headers)
+    return expanded is None or _PACKED.search(expanded) is not None
