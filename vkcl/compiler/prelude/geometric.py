@@ -21,6 +21,11 @@ from vkcl.compiler.prelude.trig_common import HELPER, INTERNAL, TYPES, Part, gua
 
 F = HELPER
 LANES = ("0", "1", "2", "3")
+_MAGNITUDE = {
+    # |h|'s bits, which order non-negative values as the values do, denormals included
+    "float": "return as_uint(h) & 0x7FFFFFFFU;",
+    "double": "uint2 w = as_uint2(h); return as_ulong((uint2)(w.x, w.y & 0x7FFFFFFFU));",
+}
 _ILOGB = {
     # floor(log2(m)) for m > 0 finite: denormals scaled up first
     "float": """  int k = 0;
@@ -81,25 +86,31 @@ def _kernels(ty) -> str:
   t = e * q;
   return ($T2)(q, t);
 }}
-/* h (v.x + v.y), rounded once but for the correction's last bits; a zero keeps its sign */
+/* No float comparison tells a zero here: a device may flush denormals in comparisons (the H200
+   does, while its arithmetic keeps them), and a denormal is no zero. Nor does an integer test of
+   one value's bits: LLVM folds (bits & 0x7FFFFFFF) == 0 back into a float comparison. */
+{F} $U __vkcl_geo_magnitude($T h) {{ {_MAGNITUDE[ty.name]} }}
+/* h (v.x + v.y), v > 0, rounded once but for the correction's last bits; with h's sign (a zero's
+   included) */
 {F} $T __vkcl_geo_scaled($T h, $T2 v) {{
   $T a = h * v.x, b = h * v.y;
   a = a + b;
-  return h == 0.0$S ? h : a;
+  return __vkcl_trig_xorsign(__vkcl_trig_abs(a), __vkcl_trig_signbit(h));
 }}
-/* the largest |h_i|, which is finite: 0 if every one is 0 */
-{F} $T __vkcl_geo_max({h}) {{
-{_each('  h@ = __vkcl_trig_abs(h@);')}
-  $T m = h0 > h1 ? h0 : h1;
-  m = m > h2 ? m : h2;
-  return m > h3 ? m : h3;
+/* the bits of the largest |h_i|, which is finite: 0 if every one is 0 */
+{F} $U __vkcl_geo_max({h}) {{
+  $U m = __vkcl_geo_magnitude(h0), b;
+{_each('''  b = __vkcl_geo_magnitude(h@);
+  m = m > b ? m : b;''', LANES[1:])}
+  return m;
 }}
 /* the length of the vector (h_i + l_i) */
 {INTERNAL} $T __vkcl_geo_length({hl}) {{
   if ({' || '.join(f'__vkcl_trig_isnan(h{i})' for i in LANES)}) return __vkcl_trig_nan(h0);
   if (!({' && '.join(f'__vkcl_trig_finite(h{i})' for i in LANES)})) return __vkcl_trig_inf(h0);
-  $T m = __vkcl_geo_max({args_h});
-  if (m == 0.0$S) return 0.0$S;
+  $U mb = __vkcl_geo_max({args_h});
+  if (mb == 0) return 0.0$S;
+  $T m = as_$T(mb);
   int k = __vkcl_geo_ilogb(m);
 {_each('  h@ = __vkcl_geo_scale(h@, -k);')}
 {_each('  l@ = __vkcl_geo_scale(l@, -k);')}
@@ -112,10 +123,10 @@ def _kernels(ty) -> str:
   if (!({' && '.join(f'__vkcl_trig_finite(h{i})' for i in LANES)})) {{
 {_each('    h@ = __vkcl_trig_xorsign(__vkcl_trig_finite(h@) ? 0.0$S : 1.0$S, __vkcl_trig_signbit(h@));')}
   }}
-  $T m = __vkcl_geo_max({args_h});
-  /* zeros keep their signs; so do denormals a device flushes in comparisons (the H200) */
-  if (m == 0.0$S) return (${{T}}4)({', '.join(f'__vkcl_trig_xorsign(0.0$S, __vkcl_trig_signbit(h{i}))' for i in LANES)});
-  int k = __vkcl_geo_ilogb(m);
+  $U mb = __vkcl_geo_max({args_h});
+  /* zeros keep their signs */
+  if (mb == 0) return (${{T}}4)({', '.join(f'__vkcl_trig_xorsign(0.0$S, __vkcl_trig_signbit(h{i}))' for i in LANES)});
+  int k = __vkcl_geo_ilogb(as_$T(mb));
 {_each('  h@ = __vkcl_geo_scale(h@, -k);')}
   $T2 r = __vkcl_geo_root({args_h}, 0.0$S, 0.0$S, 0.0$S, 0.0$S);
   r = __vkcl_geo_recip(r);
