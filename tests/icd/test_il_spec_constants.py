@@ -64,3 +64,32 @@ except cl.Error as e:
 print("OK")
 """)
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout + result.stderr
+
+
+def test_no_il_is_claimed_without_the_translator(python_with_icd, il_with_spec_constant, tmp_path):
+    """Where llvm-spirv is missing (the H200 machine has none) no IL program could be built:
+    the device claims no cl_khr_il_program and no IL version, and clCreateProgramWithIL says
+    CL_INVALID_OPERATION (no device of the context takes IL), so the CTS skips instead of
+    failing every spirv_new sub-test; with the translator the same IL builds and runs."""
+    (tmp_path / "il.spv").write_bytes(il_with_spec_constant)
+    code = f"""
+import numpy as np, pyopencl as cl
+plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+dev = plat.get_devices()[0]
+ctx = cl.Context([dev]); q = cl.CommandQueue(ctx)
+il = open({str(tmp_path / "il.spv")!r}, "rb").read()
+print("ext", "cl_khr_il_program" in dev.extensions.split(), repr(dev.il_version), len(dev.ils_with_version))
+try:
+    prog = cl.Program(ctx, il).build()
+    out = np.zeros(4, np.int32); b = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, out.nbytes)
+    prog.k(q, (4,), None, b); cl.enqueue_copy(q, out, b); print("ran", out.tolist())
+except cl.Error as e:
+    print("error", e.code)
+"""
+    missing = python_with_icd(code, env={"VKCL_LLVM_SPIRV": str(tmp_path / "no-llvm-spirv")})
+    assert missing.returncode == 0, missing.stderr[-3000:]
+    assert "ext False '' 0" in missing.stdout and "error -59" in missing.stdout, missing.stdout + missing.stderr[-2000:]
+    present = python_with_icd(code)
+    assert present.returncode == 0, present.stderr[-3000:]
+    assert "ext True 'SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4' 5" in present.stdout, present.stdout
+    assert "ran [12345, 12345, 12345, 12345]" in present.stdout, present.stdout + present.stderr[-2000:]

@@ -62,6 +62,8 @@ def create_program_with_il(context, il, length):
     ctx = resolve_context(context)
     if il == handles.NULL or length == 0:
         raise CLError(cl.CL_INVALID_VALUE, "no IL")
+    if not any(d.has_il for d in ctx.devices):
+        raise CLError(cl.CL_INVALID_OPERATION, "no device of the context takes IL programs (llvm-spirv is missing)")
     data = handles.ffi.buffer(handles.ffi.cast("char *", il), length)[:]
     try:
         compiler.check_il(data)
