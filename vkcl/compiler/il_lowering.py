@@ -7,6 +7,9 @@ Each rewrite keeps the instruction's result id, so nothing else in the module ch
   compares of the addresses (OpConvertPtrToU) and OpPtrDiff as their difference divided by the
   pointee's size; OpDecorateString / OpMemberDecorateString as OpDecorate / OpMemberDecorate;
   two memory-operand masks on a copy merged into one.
+- printf's format cast from a constant string at module scope: llvm-spirv-15 makes an
+  OpBitcast in the function an instruction, and clspv's printf support crashes (SIGSEGV) unless
+  the format is a constant.
 - OpCopyMemory (any version: llvm-spirv-15 asserts on it) as a load and a store.
 - A function variable's initializer as a store at the function's start: llvm-spirv-15 makes it
   a private-memory global, which clspv turned into a module-scope Function variable (invalid
@@ -18,6 +21,7 @@ Each rewrite keeps the instruction's result id, so nothing else in the module ch
   extracts and a construct (llvm-spirv made that a private copy): clspv crashed (SIGSEGV) on a
   struct loaded from global memory, and on a struct constant stored to `p[i]` with i a sign
   extension written as shifts (the CTS's op_copy_struct_*, op_constant_struct_*).
+- A saturated conversion of NaN to an integer gives 0, as the spec says (_saturated_nan).
 - OpVectorInsertDynamic into vectors of 3, 8 and 16 as a select per element (vector_inserts
   says why).
 """
@@ -25,7 +29,8 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler.spirv_edit import OP_TYPE_STRUCT, Module, instruction
+from vkcl.compiler import spirv
+from vkcl.compiler.spirv_edit import OP_TYPE_STRUCT, OP_TYPE_VECTOR, Module, instruction
 
 OP_DECORATE, OP_MEMBER_DECORATE, OP_DECORATE_STRING, OP_MEMBER_DECORATE_STRING = 71, 72, 5632, 5633
 OP_MEMORY_MODEL, OP_LOAD, OP_STORE, OP_COPY_MEMORY, OP_COPY_MEMORY_SIZED = 14, 61, 62, 63, 64
@@ -33,9 +38,13 @@ OP_LINE, OP_FUNCTION, OP_FUNCTION_PARAMETER, OP_VARIABLE, OP_LABEL, OP_NO_LINE =
 OP_IN_BOUNDS_ACCESS_CHAIN, OP_VECTOR_INSERT_DYNAMIC = 66, 78
 OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_COPY_OBJECT = 80, 81, 82, 83
 OP_CONVERT_PTR_TO_U, OP_U_CONVERT, OP_S_CONVERT, OP_I_SUB, OP_S_DIV = 117, 113, 114, 130, 135
-OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL = 169, 170, 171
+OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_IS_NAN = 169, 170, 171, 156
+OP_CONVERT_F_TO_U, OP_CONVERT_F_TO_S, OP_CONSTANT_NULL = 109, 110, 46
+OP_EXT_INST_IMPORT, OP_EXT_INST, OP_SPEC_CONSTANT_OP, OPENCL_STD_PRINTF = 11, 12, 52, 184
+# OpBitcast and the access chains: casts of a constant string that OpSpecConstantOp can do
+_SPEC_CONSTANT_OPS = (124, 65, 66, 67, 70)
 OP_COPY_LOGICAL, OP_PTR_EQUAL, OP_PTR_NOT_EQUAL, OP_PTR_DIFF = 400, 401, 402, 403
-DECORATION_USER_SEMANTIC, STORAGE_FUNCTION = 5635, 7
+DECORATION_USER_SEMANTIC, DECORATION_SATURATED_CONVERSION, STORAGE_FUNCTION = 5635, 28, 7
 MASK_VOLATILE, MASK_ALIGNED, MASK_NONTEMPORAL = 1, 2, 4
 MASK_MAKE_AVAILABLE, MASK_MAKE_VISIBLE = 8, 16
 MAX_MEMBERS = 64  # a load or store of a larger aggregate stays whole
@@ -48,7 +57,7 @@ def lower(il: bytes) -> bytes:
     address_bytes = next((4 if inst[1] == 1 else 8 for inst in m.insts
                           if m.opcode(inst) == OP_MEMORY_MODEL), 8)
     changed = False
-    for rewrite in (_decorate_strings(m), _variable_initializers(m), _copy_memory(m), _copies(m), _pointer_ops(m, address_bytes),
+    for rewrite in (_decorate_strings(m), _saturated_nan(m), _printf_formats(m), _variable_initializers(m), _copy_memory(m), _copies(m), _pointer_ops(m, address_bytes),
                     _vector_inserts(m), _aggregate_memory(m, address_bytes)):
         changed = m.rewrite(rewrite) or changed
     return m.to_bytes() if changed else il
@@ -67,6 +76,60 @@ def _decorate_strings(m: Module):
         if op in (OP_DECORATE_STRING, OP_MEMBER_DECORATE_STRING):
             return [instruction(OP_MEMBER_DECORATE if member else OP_DECORATE, *inst[1:])]
         return None
+    return each
+
+
+def _saturated_nan(m: Module):
+    """A saturated conversion of a float to an integer (OpConvertFToS / FToU decorated
+    SaturatedConversion) gives 0 for NaN: the conversion, with its decorations, under a new id,
+    and the result a select of 0 where the operand is NaN. llvm-spirv-15 makes it clspv's
+    convert_<int>_sat, which gives INT_MIN for NaN (prelude/conversions.py: OpenCL C programs
+    get vkcl's own; an IL program's calls are not renamed to it)."""
+    saturated = {inst[1] for inst in m.insts if m.opcode(inst) == OP_DECORATE and len(inst) >= 3
+                 and inst[2] == DECORATION_SATURATED_CONVERSION}
+    renamed = {inst[2]: m.new_id() for inst in m.insts
+               if m.opcode(inst) in (OP_CONVERT_F_TO_U, OP_CONVERT_F_TO_S) and inst[2] in saturated}
+
+    def each(inst: array):
+        op = m.opcode(inst)
+        if op == OP_DECORATE and inst[1] in renamed:
+            return [instruction(OP_DECORATE, renamed[inst[1]], *inst[2:])]
+        if op not in (OP_CONVERT_F_TO_U, OP_CONVERT_F_TO_S) or inst[2] not in renamed:
+            return None
+        result_type, result, value = inst[1:4]
+        vector, boolean = m.types[result_type], m.bool_type()
+        if m.opcode(vector) == OP_TYPE_VECTOR:
+            boolean = m.find_type(OP_TYPE_VECTOR, boolean, vector[3])
+        nan = m.new_id()
+        if m.opcode(vector) == OP_TYPE_VECTOR:
+            zero = m.new_id()
+            m.declare(instruction(OP_CONSTANT_NULL, result_type, zero))
+        else:  # llvm-spirv-15 asserts on an OpConstantNull of a scalar
+            zero = m.constant(result_type, 0)
+        return [instruction(op, result_type, renamed[result], value),
+                instruction(OP_IS_NAN, boolean, nan, value),
+                instruction(OP_SELECT, result_type, result, nan, zero, renamed[result])]
+    return each
+
+
+def _printf_formats(m: Module):
+    """printf's format, where a function casts a constant string to it (OpBitcast or an access
+    chain of a module-scope variable), cast at module scope (OpSpecConstantOp) instead."""
+    std = {inst[1] for inst in m.insts if m.opcode(inst) == OP_EXT_INST_IMPORT
+           and spirv_strings(inst) == "OpenCL.std"}
+    formats = {inst[5] for inst in m.insts if m.opcode(inst) == OP_EXT_INST and len(inst) > 5
+               and inst[3] in std and inst[4] == OPENCL_STD_PRINTF}
+    first = next(i for i, inst in enumerate(m.insts + [array("I", [OP_FUNCTION])]) if m.opcode(inst) == OP_FUNCTION)
+    module_scope = {m.value_id(inst) for inst in m.insts[:first]} - {None}
+
+    def each(inst: array):
+        op = m.opcode(inst)
+        if op not in _SPEC_CONSTANT_OPS or len(inst) < 4 or inst[2] not in formats:
+            return None
+        if not all(operand in module_scope for operand in inst[3:]):
+            return None
+        m.declare(instruction(OP_SPEC_CONSTANT_OP, inst[1], inst[2], op, *inst[3:]))
+        return []
     return each
 
 
@@ -328,3 +391,8 @@ def _aggregate_memory(m: Module, address_bytes: int):
             return out
         return None
     return each
+
+
+def spirv_strings(inst: array) -> str:
+    """The literal string that starts at an instruction's second operand word."""
+    return spirv.literal_string(inst, 2, len(inst))[0]

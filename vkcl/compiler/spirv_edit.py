@@ -50,6 +50,12 @@ class Module:
                 if op == OP_CONSTANT and len(inst) >= 4:
                     self.constants[inst[2]] = (inst[1], tuple(inst[3:]))
 
+    def value_id(self, inst: array) -> int | None:
+        """The result id of an instruction that has a result type, else None."""
+        if self.opcode(inst) in _NO_RESULT_TYPE or len(inst) < 3 or inst[1] not in self.types:
+            return None
+        return inst[2]
+
     @staticmethod
     def opcode(inst: array) -> int:
         return inst[0] & 0xFFFF
@@ -93,6 +99,10 @@ class Module:
         self._added.append(instruction(OP_CONSTANT, type_id, rid, *words))
         self.type_of[rid], self.constants[rid] = type_id, (type_id, words)
         return rid
+
+    def declare(self, inst: array) -> None:
+        """Add a module-scope declaration (after the module's own)."""
+        self._added.append(inst)
 
     # -- types ------------------------------------------------------------------------------
     def kind(self, type_id: int) -> int:
