@@ -36,7 +36,7 @@ OP_DECORATE, OP_MEMBER_DECORATE, OP_DECORATE_STRING, OP_MEMBER_DECORATE_STRING =
 OP_MEMORY_MODEL, OP_LOAD, OP_STORE, OP_COPY_MEMORY, OP_COPY_MEMORY_SIZED = 14, 61, 62, 63, 64
 OP_LINE, OP_FUNCTION, OP_FUNCTION_PARAMETER, OP_VARIABLE, OP_LABEL, OP_NO_LINE = 8, 54, 55, 59, 248, 317
 OP_IN_BOUNDS_ACCESS_CHAIN, OP_VECTOR_INSERT_DYNAMIC = 66, 78
-OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_COPY_OBJECT = 80, 81, 82, 83
+OP_UNDEF, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_COPY_OBJECT = 1, 81, 82, 83
 OP_CONVERT_PTR_TO_U, OP_U_CONVERT, OP_S_CONVERT, OP_I_SUB, OP_S_DIV = 117, 113, 114, 130, 135
 OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_IS_NAN = 169, 170, 171, 156
 OP_CONVERT_F_TO_U, OP_CONVERT_F_TO_S, OP_CONSTANT_NULL = 109, 110, 46
@@ -231,7 +231,7 @@ def _copies(m: Module):
             m.type_of[part] = have
             parts.append(copy(want, part, None, out))
         rid = result if result is not None else m.new_id()
-        out.append(instruction(OP_COMPOSITE_CONSTRUCT, type_id, rid, *parts))
+        out += _construct(m, type_id, rid, parts)
         m.type_of[rid] = type_id
         return rid
 
@@ -246,6 +246,19 @@ def _copies(m: Module):
             return None
         return out
     return each
+
+
+def _construct(m: Module, type_id: int, result: int, parts: list[int]) -> list[array]:
+    """A composite of `parts` as inserts into an undefined value: llvm-spirv-15 reads an
+    OpCompositeConstruct as a constant, and crashes (in ConstantStruct::get or
+    ConstantVector::get) when a part is not one."""
+    last = result if not parts else m.new_id()
+    out = [instruction(OP_UNDEF, type_id, last)]
+    for i, part in enumerate(parts):
+        rid = result if i == len(parts) - 1 else m.new_id()
+        out.append(instruction(OP_COMPOSITE_INSERT, type_id, rid, part, last, i))
+        last = rid
+    return out
 
 
 class _Unsupported(Exception):
@@ -360,7 +373,7 @@ def _aggregate_memory(m: Module, address_bytes: int):
             part = m.new_id()
             load(t, part, member_pointer(pointer, i, t, out), mm, out)
             parts.append(part)
-        out.append(instruction(OP_COMPOSITE_CONSTRUCT, type_id, result, *parts))
+        out += _construct(m, type_id, result, parts)
 
     def store(type_id: int, pointer: int, value: int, masks, out: list) -> None:
         members = m.members(type_id)
