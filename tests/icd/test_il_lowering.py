@@ -405,3 +405,42 @@ for path, inp, outp, dst, n in {runs!r}:
         bad = [(float(v), int(g), _saturated(float(v), bits, signed)) for v, g in zip(x, got)
                if int(g) != _saturated(float(v), bits, signed)]
         assert not bad, (src, bits, signed, n, bad)
+
+
+CONSTRUCT = HEAD + """OpEntryPoint Kernel %k "construct"
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%void = OpTypeVoid
+%v2 = OpTypeVector %uint 2
+%v4 = OpTypeVector %uint 4
+%S = OpTypeStruct %uint %float
+%pS = OpTypePointer CrossWorkgroup %S
+%pv = OpTypePointer CrossWorkgroup %v4
+%fn = OpTypeFunction %void %pS %pv %uint %float
+%u9 = OpConstant %uint 9
+%k = OpFunction %void None %fn
+%os = OpFunctionParameter %pS
+%ov = OpFunctionParameter %pv
+%a = OpFunctionParameter %uint
+%b = OpFunctionParameter %float
+%l = OpLabel
+%h = OpCompositeConstruct %v2 %a %u9
+%v = OpCompositeConstruct %v4 %h %u9 %a
+OpStore %ov %v
+%s = OpCompositeConstruct %S %a %b
+OpStore %os %s
+OpReturn
+OpFunctionEnd
+"""
+
+
+def test_composite_construct_of_values(python_with_icd, tmp_path):
+    """OpCompositeConstruct of values that are not constants (a vector from a vector and
+    scalars, a struct): llvm-spirv-15 crashed on it."""
+    path = assemble(tmp_path, "construct", CONSTRUCT)
+    run(python_with_icd, f"""
+os_, ov = buf(np.zeros(2, np.uint32)), buf(np.zeros(4, np.uint32))
+program({path!r}).construct(q, (1,), None, os_, ov, np.uint32(0xFFFFFFFF), np.float32(-0.0))
+assert read(ov, np.zeros(4, np.uint32)).tolist() == [0xFFFFFFFF, 9, 9, 0xFFFFFFFF]
+assert read(os_, np.zeros(2, np.uint32)).tolist() == [0xFFFFFFFF, 0x80000000]
+""")

@@ -22,6 +22,8 @@ Each rewrite keeps the instruction's result id, so nothing else in the module ch
   struct loaded from global memory, and on a struct constant stored to `p[i]` with i a sign
   extension written as shifts (the CTS's op_copy_struct_*, op_constant_struct_*).
 - A saturated conversion of NaN to an integer gives 0, as the spec says (_saturated_nan).
+- OpCompositeConstruct of values that are not all constants, as inserts into an undefined value:
+  llvm-spirv-15 reads it as a constant and crashes (SIGSEGV in ConstantVector/ConstantStruct::get).
 - OpVectorInsertDynamic into vectors of 3, 8 and 16 as a select per element (vector_inserts
   says why).
 """
@@ -36,7 +38,7 @@ OP_DECORATE, OP_MEMBER_DECORATE, OP_DECORATE_STRING, OP_MEMBER_DECORATE_STRING =
 OP_MEMORY_MODEL, OP_LOAD, OP_STORE, OP_COPY_MEMORY, OP_COPY_MEMORY_SIZED = 14, 61, 62, 63, 64
 OP_LINE, OP_FUNCTION, OP_FUNCTION_PARAMETER, OP_VARIABLE, OP_LABEL, OP_NO_LINE = 8, 54, 55, 59, 248, 317
 OP_IN_BOUNDS_ACCESS_CHAIN, OP_VECTOR_INSERT_DYNAMIC = 66, 78
-OP_UNDEF, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_COPY_OBJECT = 1, 81, 82, 83
+OP_UNDEF, OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_COPY_OBJECT = 1, 80, 81, 82, 83
 OP_CONVERT_PTR_TO_U, OP_U_CONVERT, OP_S_CONVERT, OP_I_SUB, OP_S_DIV = 117, 113, 114, 130, 135
 OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_IS_NAN = 169, 170, 171, 156
 OP_CONVERT_F_TO_U, OP_CONVERT_F_TO_S, OP_CONSTANT_NULL = 109, 110, 46
@@ -58,7 +60,7 @@ def lower(il: bytes) -> bytes:
                           if m.opcode(inst) == OP_MEMORY_MODEL), 8)
     changed = False
     for rewrite in (_decorate_strings(m), _saturated_nan(m), _printf_formats(m), _variable_initializers(m), _copy_memory(m), _copies(m), _pointer_ops(m, address_bytes),
-                    _vector_inserts(m), _aggregate_memory(m, address_bytes)):
+                    _vector_inserts(m), _composite_constructs(m), _aggregate_memory(m, address_bytes)):
         changed = m.rewrite(rewrite) or changed
     return m.to_bytes() if changed else il
 
@@ -245,6 +247,32 @@ def _copies(m: Module):
         except _Unsupported:
             return None
         return out
+    return each
+
+
+def _composite_constructs(m: Module):
+    """OpCompositeConstruct in a function with a part that is not a constant, as inserts
+    (_construct); a vector's vector parts split into their components first."""
+    first = next((i for i, inst in enumerate(m.insts) if m.opcode(inst) == OP_FUNCTION), len(m.insts))
+    module_scope = {m.value_id(inst) for inst in m.insts[:first]} - {None}
+
+    def each(inst: array):
+        if m.opcode(inst) != OP_COMPOSITE_CONSTRUCT or all(part in module_scope for part in inst[3:]):
+            return None
+        type_id, result, parts = inst[1], inst[2], list(inst[3:])
+        out: list = []
+        if m.kind(type_id) == OP_TYPE_VECTOR:
+            elem, flat = m.types[type_id][2], []
+            for part in parts:
+                ptype = m.types.get(m.type_of.get(part, 0))
+                if ptype is None or m.opcode(ptype) != OP_TYPE_VECTOR:
+                    flat.append(part)
+                    continue
+                for j in range(ptype[3]):
+                    flat.append(m.new_id())
+                    out.append(instruction(OP_COMPOSITE_EXTRACT, elem, flat[-1], part, j))
+            parts = flat
+        return out + _construct(m, type_id, result, parts)
     return each
 
 
