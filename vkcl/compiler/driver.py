@@ -20,7 +20,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_bounds, spirv_fixes, spirv_printf, struct_copies, toolchain)
+                           spirv_bounds, spirv_fixes, spirv_printf, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -85,12 +85,14 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
 
 
 def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
-            front_args: tuple[str, ...] = ()) -> CompileOutput:
+            front_args: tuple[str, ...] = (), odd_vectors: bool = False) -> CompileOutput:
     """clspv on one OpenCL C source (the prelude already in front). A source that declares a
-    struct or union goes through clspv's front end alone first (`--output-format=ll`, with
-    `front_args`), and clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source)
-    with its aggregate copies through local or private memory typed (struct_copies)."""
-    if not struct_copies.may_copy(source, include_dirs, headers):
+    struct or union, or whose user part names a 3-, 8- or 16-element vector type (`odd_vectors`),
+    goes through clspv's front end alone first (`--output-format=ll`, with `front_args`), and
+    clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source) with its aggregate
+    copies through local or private memory typed (struct_copies) and its dynamic inserts into
+    such vectors written per element (vector_inserts)."""
+    if not (odd_vectors or struct_copies.may_copy(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
                  + [*front_args, "--output-format=ll"])
@@ -98,6 +100,7 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
         return front
     ir = front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape")
     ir = struct_copies.rewrite(ir) or ir
+    ir = vector_inserts.rewrite(ir) or ir
     out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
     out.log = front.log + out.log
     return out
@@ -112,8 +115,10 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     def with_prelude(source: bytes) -> bytes:
         return prelude.with_prelude(source, include_dirs, headers)
 
+    odd_vectors = vector_inserts.may_insert(sources[0], include_dirs, headers,
+                                            " ".join(a for a in args if a.startswith("-D")))
     if len(sources) == 1:
-        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args)
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, odd_vectors)
     else:
         out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
@@ -127,7 +132,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, odd_vectors)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)

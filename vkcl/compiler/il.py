@@ -12,13 +12,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vkcl.compiler import spirv, toolchain
+from vkcl import log
+from vkcl.compiler import il_lowering, spirv, toolchain
 from vkcl.compiler.errors import InvalidILError
 
 CAPABILITY_SHADER, CAPABILITY_KERNEL = 1, 6
 MEMORY_MODEL_OPENCL = 2
 SOURCE_OPENCL_C = 3
 _CL_STD = {100000: "CL1.0", 101000: "CL1.1", 102000: "CL1.2", 200000: "CL2.0", 300000: "CL3.0"}
+_log = log.get("compiler")
 ADDRESSING = {0: "Logical", 1: "Physical32", 2: "Physical64", 5348: "PhysicalStorageBuffer64"}
 
 
@@ -124,6 +126,10 @@ def to_bitcode(il: bytes, timeout: float, spec: dict[int, tuple[str, bytes]] | N
         return None, f"{e}\n"
     with tempfile.TemporaryDirectory(prefix="vkcl-il-") as tmp:
         src, out = Path(tmp) / "input.spv", Path(tmp) / "output.bc"
+        try:
+            il = il_lowering.lower(il)
+        except (KeyError, IndexError, ValueError) as e:  # a module it cannot read: llvm-spirv judges
+            _log.info("IL left as it is (%s: %s)", type(e).__name__, e)
         src.write_bytes(il)
         try:
             extra = [spec_const_argument(spec)] if spec else []
