@@ -122,7 +122,7 @@ def _gep(i: int, line: str) -> _Gep | None:
     parts = [p.strip() for p in split_operands(body[reader.pos:])]
     if len(parts) != 3 or parts[0]:
         return None
-    base = re.fullmatch(rf'({_PTR}) ({_NAME})', parts[1])
+    base = re.fullmatch(rf'({_PTR}) ({_NAME}|@(?:[-\w.$]+|"[^"]*"))', parts[1])
     index = _INDEX.match(parts[2])
     if not base or not index:
         return None
