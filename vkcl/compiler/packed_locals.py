@@ -33,6 +33,7 @@ _GEP_INST = re.compile(r'^(\s*)(%(?:[-\w.$]+|"[^"]*")) = getelementptr ((?:(?:in
 _GEP_CONST = re.compile(r'getelementptr ((?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*)\(')
 _INDEX = re.compile(r'^(i\d+) (-?\d+|%(?:[-\w.$]+|"[^"]*"))$')
 _BASE = re.compile(r'^ptr addrspace\(3\) (.*)$', re.S)
+_BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
 _WORD = 4
 
 
@@ -135,6 +136,10 @@ def _rewrite(ir: str, module: Module, globals_: dict[str, Type]) -> str:
 def _instruction(m, module: Module, globals_, words, serial, unrooted: set) -> list[str] | None:
     """A GEP instruction rooted at one of `globals_` as arithmetic and one word GEP (None: not rooted)."""
     indent, name, body = m.group(1), m.group(2), m.group(4)
+    quick = _BASE_NAME.search(body)  # most GEPs are not on these globals: seen without parsing
+    if quick and quick.group(1) not in globals_ and quick.group(1) not in words:
+        unrooted.add(quick.group(1))
+        return None
     body, tail = _split_metadata(body)
     try:
         reader = Reader(body)

@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import re
 
-from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, split_operands
+from vkcl.compiler.llvm_types import ParseError, Reader, Type
 
 _NAME = r'%(?:[-\w.$]+|"[^"]*")'
 _PTR = r'ptr addrspace\((?:1|2|3)\)'
 _ALLOCA = re.compile(rf'^\s*({_NAME}) = alloca ({_PTR}),')
 _STORE_PTR = re.compile(rf'^(\s*)store ({_PTR}) ({_NAME}), ptr ({_NAME})(,.*)?$')
 _LOAD_PTR = re.compile(rf'^\s*({_NAME}) = load {_PTR}, ptr ({_NAME})(?:,.*)?$')
-_GEP = re.compile(rf'^(\s*)({_NAME}) = getelementptr ((?:(?:inbounds|nuw|nusw)\s+)*)(.*)$')
+_GEP = re.compile(rf'^(\s*)({_NAME}) = getelementptr (?:(?:inbounds|nuw|nusw)\s+)*(i\d+|half|bfloat|float|double), '
+                  rf'({_PTR}) ({_NAME}|@(?:[-\w.$]+|"[^"]*")), (i\d+) (-?\d+|{_NAME})((?:,\s*![-\w.]+\s+!.*)?)$')
+_FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 _LOAD = re.compile(rf'^\s*{_NAME} = load (?:volatile )?(.*?), ({_PTR}) ({_NAME})(?:,.*)?$')
 _STORE = re.compile(rf'^\s*store (?:volatile )?(.*) (\S+), ({_PTR}) ({_NAME})(?:,.*)?$')
-_INDEX = re.compile(rf'^(i\d+) (-?\d+|{_NAME})$')
-_NAMES = re.compile(_NAME)
 
 
 class _Gep:
@@ -46,102 +46,119 @@ class _Gep:
 
 def rewrite(ir: str) -> str | None:
     """The IR with its narrowing pointer arithmetic in the narrowest unit, or None when it has none."""
-    if "getelementptr" not in ir:
+    if not _may_narrow(ir):
         return None
-    module = Module(ir)
     lines = ir.splitlines()
     changed, start, serial = False, None, [0]
     for i, line in enumerate(lines):
         if line.startswith("define "):
             start = i
         elif line.startswith("}") and start is not None:
-            changed |= _function(lines, start, i, module, serial)
+            changed |= _function(lines, start, i, serial)
             start = None
     return "\n".join(lines) + "\n" if changed else None
 
 
-def _function(lines: list[str], first: int, last: int, module: Module, serial: list[int]) -> bool:
-    geps: dict[str, _Gep] = {}
+_SCALAR = r'(?:i\d+|half|bfloat|float|double)'
+# each starts with a literal, which Python's re looks for quickly (a name first took 6 ms a MB)
+_SCALAR_GEP_AT = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*{_SCALAR}, {_PTR} ')
+_SCALAR_GEP_ON = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*{_SCALAR}, {_PTR} ({_NAME})')
+_STORED = re.compile(rf'store {_PTR} ({_NAME})')
+
+
+def _may_narrow(ir: str) -> bool:
+    """Whether some GEP of a scalar type is stored as a pointer or is the base of another (by
+    name, in any function: a quick test that spares most modules the line-by-line reading)."""
+    defined = set()
+    for m in _SCALAR_GEP_AT.finditer(ir):
+        defined.add(ir[ir.rfind("\n", 0, m.start()) + 1:m.start()].strip())
+    if not defined:
+        return False
+    return any(n in defined for n in _SCALAR_GEP_ON.findall(ir)) or any(n in defined for n in _STORED.findall(ir))
+
+
+def _function(lines: list[str], first: int, last: int, serial: list[int]) -> bool:
+    geps: dict[str, _Gep] = {}  # the GEPs of one scalar type and one index
     allocas, stores, loads = set(), {}, {}
-    uses: dict[str, list[int]] = {}
     for i in range(first + 1, last):
         line = lines[i]
-        if "getelementptr" in line and (g := _gep(i, line)):
-            geps[g.name] = g
-        elif (m := _ALLOCA.match(line)):
-            allocas.add(m.group(1))
-        elif (m := _STORE_PTR.match(line)):
-            stores.setdefault(m.group(4), []).append(i)
-        elif (m := _LOAD_PTR.match(line)):
+        if "getelementptr" in line:
+            if (g := _gep(i, line)) is not None:
+                geps[g.name] = g
+        elif "alloca ptr addrspace(" in line:
+            if (m := _ALLOCA.match(line)):
+                allocas.add(m.group(1))
+        elif "store ptr addrspace(" in line:
+            if (m := _STORE_PTR.match(line)):
+                stores.setdefault(m.group(4), []).append(i)
+        elif "load ptr addrspace(" in line and (m := _LOAD_PTR.match(line)):
             loads.setdefault(m.group(2), []).append(m.group(1))
-        for name in set(_NAMES.findall(line.split(" = ", 1)[1] if re.match(rf'^\s*{_NAME} = ', line) else line)):
-            uses.setdefault(name, []).append(i)
+    if not geps:
+        return False
     edits: dict[int, list[str]] = {}
     for g in geps.values():  # a GEP on a wider one
         base = geps.get(g.base)
-        size = _scalar_size(module, g.t)
-        if base is not None and size and _narrows(module, geps, base, size):
-            folded = _fold(module, geps, base, size, g.t.text, g.indent, serial, extra=g.index)
-            if folded:
-                lines_, value = folded
-                edits[g.line_no] = lines_[:-1] + [f"{g.indent}{g.name} = {lines_[-1]}{g.tail}"]
-    for var in allocas:  # a pointer variable given a wider GEP
-        unit = _unit_of_uses(module, lines, geps, loads.get(var, []), uses)
+        size = _scalar_size(g.t)
+        if base is not None and size and _narrows(geps, base, size):
+            folded = _fold(geps, base, size, g.t.text, g.indent, serial, extra=g.index)
+            edits[g.line_no] = folded[:-1] + [f"{g.indent}{g.name} = {folded[-1]}{g.tail}"]
+    # pointer variables given a GEP of a scalar type
+    given = {var: found for var in allocas
+             if (found := [i for i in stores.get(var, ()) if _STORE_PTR.match(lines[i]).group(3) in geps])}
+    uses = _uses(lines, first, last, [name for var in given for name in loads.get(var, ())])
+    for var, store_lines in given.items():
+        unit = _unit_of_uses(lines, geps, loads.get(var, []), uses)
         if unit is None:
             continue
         size, type_text = unit
-        for i in stores.get(var, []):
+        for i in store_lines:
             m = _STORE_PTR.match(lines[i])
-            value = geps.get(m.group(3))
-            if value is None or i in edits or not _narrows(module, geps, value, size):
+            value = geps[m.group(3)]
+            if i in edits or not _narrows(geps, value, size):
                 continue
-            folded = _fold(module, geps, value, size, type_text, m.group(1), serial)
-            if folded:
-                new, name = folded[0][:-1], _fresh(serial)
-                new.append(f"{m.group(1)}{name} = {folded[0][-1]}")
-                new.append(f"{m.group(1)}store {m.group(2)} {name}, ptr {m.group(4)}{m.group(5) or ''}")
-                edits[i] = new
+            new, name = _fold(geps, value, size, type_text, m.group(1), serial), _fresh(serial)
+            new[-1] = f"{m.group(1)}{name} = {new[-1]}"
+            new.append(f"{m.group(1)}store {m.group(2)} {name}, ptr {m.group(4)}{m.group(5) or ''}")
+            edits[i] = new
     for i in sorted(edits, reverse=True):
         lines[i:i + 1] = edits[i]
     return bool(edits)
+
+
+def _uses(lines: list[str], first: int, last: int, names: list[str]) -> dict[str, list[int]]:
+    """The lines of a function (after its definitions' `=`) that name each of `names`."""
+    out: dict[str, list[int]] = {}
+    if not names:
+        return out
+    pattern = re.compile("(" + "|".join(re.escape(n) for n in names) + r")(?![-\w.$])")
+    for i in range(first + 1, last):
+        line = lines[i]
+        rhs = line.split(" = ", 1)[1] if " = " in line else line
+        for name in set(pattern.findall(rhs)):
+            out.setdefault(name, []).append(i)
+    return out
 
 
 def _gep(i: int, line: str) -> _Gep | None:
     m = _GEP.match(line)
     if not m:
         return None
-    body = m.group(4)
-    tail_m = re.search(r'(,\s*![-\w.]+\s+!.*)$', body)
-    tail = tail_m.group(1) if tail_m else ""
-    body = body[:tail_m.start()] if tail_m else body
-    try:
-        reader = Reader(body)
-        t = reader.type()
-    except ParseError:
-        return None
-    parts = [p.strip() for p in split_operands(body[reader.pos:])]
-    if len(parts) != 3 or parts[0]:
-        return None
-    base = re.fullmatch(rf'({_PTR}) ({_NAME}|@(?:[-\w.$]+|"[^"]*"))', parts[1])
-    index = _INDEX.match(parts[2])
-    if not base or not index:
-        return None
-    return _Gep(i, m.group(1), m.group(2), t, base.group(1), base.group(2), (index.group(1), index.group(2)), tail)
+    name = m.group(3)
+    t = Type("int", bits=int(name[1:]), text=name) if name.startswith("i") else \
+        Type("float", bits=_FLOAT_BITS[name], text=name)
+    return _Gep(i, m.group(1), m.group(2), t, m.group(4), m.group(5), (m.group(6), m.group(7)), m.group(8))
 
 
-def _scalar_size(module: Module, t: Type) -> int:
-    """The size of an int or float type (0 for anything else)."""
-    try:
-        return module.size(t) if module.resolve(t).kind in ("int", "float") else 0
-    except ParseError:
-        return 0
+def _scalar_size(t: Type) -> int:
+    """The size in bytes of an int or float type of whole bytes (0 for anything else)."""
+    return t.bits // 8 if t.kind in ("int", "float") and t.bits % 8 == 0 else 0
 
 
-def _narrows(module: Module, geps: dict, g: _Gep, size: int) -> bool:
+def _narrows(geps: dict, g: _Gep, size: int) -> bool:
     """Whether the scalar chain ending at `g` has a GEP wider than `size`, all of them multiples of it."""
     wider, seen = False, 0
     while g is not None and seen < 64:
-        s = _scalar_size(module, g.t)
+        s = _scalar_size(g.t)
         if not s:
             break
         if s % size:
@@ -151,15 +168,15 @@ def _narrows(module: Module, geps: dict, g: _Gep, size: int) -> bool:
     return wider
 
 
-def _fold(module: Module, geps: dict, g: _Gep, size: int, type_text: str, indent: str,
-          serial: list[int], extra: tuple[str, str] | None = None) -> tuple[list[str], str] | None:
+def _fold(geps: dict, g: _Gep, size: int, type_text: str, indent: str,
+          serial: list[int], extra: tuple[str, str] | None = None) -> list[str]:
     """Lines computing the chain ending at `g` (plus `extra` units) as one GEP of `type_text`
     from the chain's root; the last line is the GEP's right-hand side."""
     terms, constant, root, space = [], 0, None, g.space
     if extra is not None:
         terms.append((extra, 1))
     while g is not None:
-        s = _scalar_size(module, g.t)
+        s = _scalar_size(g.t)
         if not s:
             break
         terms.append((g.index, s // size))
@@ -191,7 +208,7 @@ def _fold(module: Module, geps: dict, g: _Gep, size: int, type_text: str, indent
             out.append(f"{indent}{summed} = add i64 {total}, {constant}")
             total = summed
     out.append(f"getelementptr inbounds {type_text}, {space} {root}, i64 {total or 0}")
-    return out, total
+    return out
 
 
 def _fresh(serial: list[int]) -> str:
@@ -199,7 +216,7 @@ def _fresh(serial: list[int]) -> str:
     return f"%__vkcl_unit{serial[0]}"
 
 
-def _unit_of_uses(module: Module, lines: list[str], geps: dict, loaded: list[str], uses: dict):
+def _unit_of_uses(lines: list[str], geps: dict, loaded: list[str], uses: dict):
     """(size, type) of the narrowest scalar a pointer variable's loads are indexed, loaded or
     stored as; None if some use is anything else (or there is none)."""
     best = None
@@ -214,7 +231,7 @@ def _unit_of_uses(module: Module, lines: list[str], geps: dict, loaded: list[str
                 t = _type(m.group(1))
             elif (m := _STORE.match(line)) and m.group(4) == name and m.group(2) != name:
                 t = _type(m.group(1))
-            size = _scalar_size(module, t) if t is not None else 0
+            size = _scalar_size(t) if t is not None else 0
             if not size:
                 return None
             if best is None or size < best[0]:
