@@ -52,6 +52,13 @@ def test_what_cannot_be_written_in_words_is_left_alone():
     assert packed_locals.rewrite(PACKED.replace("<{ double, i32 }>", "<{ i8, i32 }>")) is None   # an int at byte 1
     bytes_in = PACKED.replace("  ret void", "  %x = getelementptr inbounds i8, ptr addrspace(3) %e, i64 %a\n  ret void")
     assert packed_locals.rewrite(bytes_in) is None  # a byte offset not known to be whole words
+    # a struct copied whole through it (struct_copies' typed copies): clspv looped for ever on words
+    copied = PACKED.replace("  ret void", "  %s = load %struct.w, ptr addrspace(3) %e, align 1\n  ret void")
+    assert packed_locals.rewrite(copied) is None
+    stored = PACKED.replace("  ret void", "  store <{ double, i32 }> zeroinitializer, ptr addrspace(3) @l, align 1\n  ret void")
+    assert packed_locals.rewrite(stored) is None
+    scalar = PACKED.replace("  ret void", "  %s = load <2 x i32>, ptr addrspace(3) %e, align 1\n  ret void")
+    assert packed_locals.rewrite(scalar) is not None
 
 
 NARROWING = LAYOUT + """define spir_kernel void @k(ptr addrspace(1) %d, i32 %k, i64 %i, ptr addrspace(3) %l) {

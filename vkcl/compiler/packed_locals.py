@@ -17,8 +17,9 @@ expressions, chains of them) becomes one `getelementptr i32` from the global wit
 worked out here (the GEP's own arithmetic: the first index times its type's size, the others
 descending into arrays and struct members). clspv then indexes words only: a double is two
 32-bit loads or stores, a member or int pointer anywhere lands on its own word. A global some GEP
-of which cannot be expressed in words (a byte offset not known to be a multiple of 4) is left as
-it is. The other uses of the global and its pointers (loads, stores, pointers kept in variables)
+of which cannot be expressed in words (a byte offset not known to be a multiple of 4), or through
+which a struct or array is loaded or stored whole (clspv looped for ever on a struct loaded from
+words), is left as it is. The other uses of the global and its pointers (loads, stores, pointers kept in variables)
 are unchanged: they hold the same addresses.
 """
 from __future__ import annotations
@@ -33,6 +34,9 @@ _GEP_INST = re.compile(r'^(\s*)(%(?:[-\w.$]+|"[^"]*")) = getelementptr ((?:(?:in
 _GEP_CONST = re.compile(r'getelementptr ((?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*)\(')
 _INDEX = re.compile(r'^(i\d+) (-?\d+|%(?:[-\w.$]+|"[^"]*"))$')
 _BASE = re.compile(r'^ptr addrspace\(3\) (.*)$', re.S)
+_AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile )?)(?:%[-\w.$"]+|\{|<\{|\[)[^=]*?, '
+                               r'ptr addrspace\(3\) (?:([%@](?:[-\w.$]+|"[^"]*"))|getelementptr inbounds \(i32, '
+                               r'ptr addrspace\(3\) (@(?:[-\w.$]+|"[^"]*")), i64 \d+\))(?:,|$)')
 _BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
 _WORD = 4
 
@@ -70,7 +74,9 @@ def _candidates(ir: str, module: Module) -> dict[str, Type]:
             continue
         try:
             t = Reader(m.group(3)).type()
-            if _has_packed(module, t) and _unit(module, t, 0) % _WORD == 0 and module.size(t) % _WORD == 0:
+            uninitialized = re.match(r'\s*(?:undef|poison)\b', m.group(3)[len(t.text):])
+            if uninitialized and _has_packed(module, t) and _unit(module, t, 0) % _WORD == 0 \
+                    and module.size(t) % _WORD == 0:
                 out[m.group(1)] = t
         except ParseError:
             continue
@@ -107,12 +113,22 @@ def _rewrite(ir: str, module: Module, globals_: dict[str, Type]) -> str:
     out, serial = [], [0]
     words: dict[str, tuple[str, str | int]] = {}  # this function's rewritten GEPs -> (global, word index)
     unrooted: set[str] = set()  # the bases of this function's GEPs left as they are
+    whole: set[str] = set()  # the pointers this function loads or stores aggregates through
     for line in ir.splitlines():
         if line.startswith("define "):
-            words, unrooted = {}, set()
-        elif line.startswith("}") and unrooted & words.keys():
-            # a GEP written before the one its base is (blocks out of order): not followed
-            raise _NotWords(words[next(iter(unrooted & words.keys()))][0])
+            words, unrooted, whole = {}, set(), set()
+        elif line.startswith("}"):
+            for name in unrooted & words.keys():
+                # a GEP written before the one its base is (blocks out of order): not followed
+                raise _NotWords(words[name][0])
+            for name in whole:
+                # a struct or array copied whole (struct_copies' typed copies): clspv looped
+                # for ever on a struct loaded from words, so the global keeps its type
+                raise _NotWords(words[name][0] if name in words else name)
+        if "addrspace(3)" in line and (m := _AGGREGATE_ACCESS.search(line)):
+            name = m.group(1) or m.group(2)
+            if name in words or name in globals_:
+                whole.add(name)
         if line.startswith("@") and (m := _LOCAL_GLOBAL.match(line)) and m.group(1) in globals_:
             t = globals_[m.group(1)]
             rest = m.group(3)[len(t.text):]
