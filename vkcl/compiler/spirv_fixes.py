@@ -93,8 +93,9 @@ from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
-# Part of the program cache's key: bump it whenever a repair changes what it outputs.
-VERSION = 17
+# Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
+# the IR rewrites before clspv (struct_copies, packed_locals, pointer_units) changes what it gives clspv.
+VERSION = 18
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
