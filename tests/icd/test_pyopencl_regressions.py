@@ -102,8 +102,6 @@ print("OK")
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="clspv: pyopencl's GPU scan of float64 (a packed struct {double; int} "
-                   "in local memory) gives zeros; docs/conformance.md, pyopencl's suite on the H200")
 def test_float64_scan_as_on_a_gpu(python_with_icd, tmp_path):
     # On a GPU pyopencl's scan pads a double in local memory to 12 bytes (a packed struct, its
     # bank-conflict avoidance); on lavapipe it uses the plain double unless told it is a GPU. A

@@ -433,3 +433,105 @@ p.k(q, (128,), (64,), buf(b), O)
 assert np.array_equal(get(O, np.zeros((2, 2), np.float32)), b[[1, 2]])
 print("OK")
 """)
+
+
+PACKED_LOCAL_SCAN = r"""
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define K 4
+#define WG 64
+// pyopencl's scan on a GPU: a double padded to 12 bytes against bank conflicts, in local memory
+struct __attribute__((packed)) wrapped { double value; int dummy; };
+kernel void k(global const double *in, global const int *tags, global double *out, global double *out2,
+              global int *tags_out, int base)
+{
+    local struct wrapped ld[K + 1][WG + 1];
+    int lid = get_local_id(0);
+    int group = get_group_id(0) * K * WG;
+    for (int k = 0; k < K; k++) {   // a unit read in, transposed
+        int o = k * WG + lid;
+        ld[o % K][o / K].value = in[group + o];
+        ld[o % K][o / K].dummy = tags[group + o];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 0; step < 3; step++) {   // every column moved one place on, three times
+        double v[K]; int t[K];
+        for (int k = 0; k < K; k++) { v[k] = ld[k][lid].value; t[k] = ld[k][lid].dummy; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < K; k++) { ld[k][(lid + 1) % WG].value = v[k]; ld[k][(lid + 1) % WG].dummy = t[k]; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    // written out 32 bits at a time, as pyopencl's scan writes its results
+    global int *dest = (global int *)(out + base + group);
+    for (int j = 0; j < 2 * K; j++) {
+        int li = j * WG + lid, idx = li / 2, rem = li - idx * 2;
+        local int *src = (local int *)&(ld[idx % K][idx / K].value);
+        dest[li] = src[rem];
+        ((global int *)(out2 + group))[li] = ((local int *)&ld[idx % K][idx / K])[rem];
+    }
+    for (int j = 0; j < K; j++) {
+        int idx = j * WG + lid;
+        tags_out[group + idx] = ld[idx % K][idx / K].dummy;
+    }
+}
+"""
+
+
+def test_packed_double_int_pairs_in_local_memory_read_as_ints(python_with_icd):
+    # pyopencl's float64 scan on a GPU gave zeros: clspv read word 1 of each packed {double; int}
+    # in local memory as word 0, and wrote word 2k+1 of the output through `(int *)(double *)` as
+    # word 2k. Every double's bits (NaN payloads, infinities, -0, denormals, random bits) and its
+    # int must come through the struct, its int view and the int pointer into the output.
+    run(python_with_icd, f"""
+src = r'''{PACKED_LOCAL_SCAN}'''
+K, WG, groups, base = 4, 64, 3, 3
+n = K * WG * groups
+x = fill(np.dtype([('v', '<f8')]), n)['v'].copy()
+x[1::7] = np.array([0x8000000000000000, 0x000FFFFFFFFFFFFF, 0x7FF4000000000001], dtype='<u8').view('<f8')[np.arange(len(x[1::7])) % 3]
+tags = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+p = cl.Program(ctx, src).build()
+O, O2, T = buf(np.zeros(n + base)), buf(np.zeros(n)), buf(np.zeros(n, np.int32))
+p.k(q, (WG * groups,), (WG,), buf(x), buf(tags), O, O2, T, np.int32(base))
+idx = np.arange(K * WG)
+source = ((idx // K - 3) % WG) * K + idx % K   # which input each local entry holds at the end
+want = np.concatenate([x[g * K * WG + source] for g in range(groups)])
+want_tags = np.concatenate([tags[g * K * WG + source] for g in range(groups)])
+got = get(O, np.zeros(n + base))
+assert np.array_equal(got[base:].view(np.uint64), want.view(np.uint64)), \\
+    np.nonzero(got[base:].view(np.uint64) != want.view(np.uint64))[0][:10]
+assert np.array_equal(got[:base].view(np.uint64), np.zeros(base, np.uint64))
+assert np.array_equal(get(O2, np.zeros(n)).view(np.uint64), want.view(np.uint64))
+assert np.array_equal(get(T, tags), want_tags)
+print("OK")
+""")
+
+
+def test_narrowing_pointer_arithmetic_on_doubles(python_with_icd):
+    # `(int *)(d + k)` indexed by int, from a pointer variable or directly, into a buffer and into
+    # local memory: clspv kept the double's unit and dropped the odd words (pointer_units).
+    run(python_with_icd, """
+src = r'''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef struct { double d; } unused_but_declared;
+kernel void k(global const double *in, global double *out, global double *out2, global double *out3, int k)
+{
+    local double ld[64];
+    int l = get_local_id(0);
+    ld[l] = in[l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    global int *dest = (global int *)(out + k);
+    local int *src = (local int *)(ld + l / 2);
+    dest[l] = src[l % 2];
+    ((global int *)(out2 + k))[l] = ((local int *)(ld + l / 2))[l % 2];
+    global short *h = (global short *)(out3 + k);
+    h[2 * l] = src[l % 2];
+    h[2 * l + 1] = src[l % 2] >> 16;
+}'''
+x = fill(np.dtype([('v', '<f8')]), 64)['v'].copy()
+p = cl.Program(ctx, src).build()
+for k in (0, 3):
+    outs = [buf(np.zeros(64 + k)) for _ in range(3)]
+    p.k(q, (64,), (64,), buf(x), *outs, np.int32(k))
+    want = np.concatenate([np.zeros(k), x[:32]])
+    for O in outs:
+        assert np.array_equal(get(O, np.zeros(64 + k))[:32 + k].view(np.uint64), want.view(np.uint64)), k
+print("OK")
+""")

@@ -19,8 +19,9 @@ from pathlib import Path, PurePosixPath
 from typing import Union
 
 from vkcl import log, trace
-from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, prelude, settings, spirv, spirv_args,
-                           spirv_bounds, spirv_fixes, spirv_printf, struct_copies, toolchain, vector_inserts)
+from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, packed_locals, pointer_units,
+                           prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_printf, struct_copies,
+                           toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -90,8 +91,10 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     struct or union, or whose user part names a 3-, 8- or 16-element vector type (`odd_vectors`),
     goes through clspv's front end alone first (`--output-format=ll`, with `front_args`), and
     clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source) with its aggregate
-    copies through local or private memory typed (struct_copies) and its dynamic inserts into
-    such vectors written per element (vector_inserts)."""
+    copies through local or private memory typed (struct_copies), its `__local` arrays of packed
+    structs indexed as words (packed_locals), its narrowing pointer arithmetic in the narrowest
+    unit (pointer_units) and its dynamic inserts into such vectors written per element
+    (vector_inserts)."""
     if not (odd_vectors or struct_copies.may_copy(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
@@ -100,6 +103,8 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
         return front
     ir = front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape")
     ir = struct_copies.rewrite(ir) or ir
+    ir = packed_locals.rewrite(ir) or ir
+    ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
     out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
     out.log = front.log + out.log

@@ -222,3 +222,40 @@ def _next_pow2(n: int) -> int:
     while p < n:
         p *= 2
     return p
+
+
+def split_operands(text: str) -> list[str]:
+    """`text` split at its commas outside brackets and quotes."""
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, c in enumerate(text):
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def matching_paren(text: str, i: int) -> int:
+    """The index of the `)` closing the `(` at `i` (-1 if none)."""
+    depth, quoted = 0, False
+    for j in range(i, len(text)):
+        c = text[j]
+        if c == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1

@@ -93,10 +93,10 @@ from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 
-# Part of the program cache's key: bump it whenever a repair changes what it outputs (and, as
-# the key of everything compiled, when what clspv is given changes: 18, vector_inserts and
-# il_lowering).
-VERSION = 18
+# Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
+# the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
+# il_lowering) changes what it gives clspv.
+VERSION = 19
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130

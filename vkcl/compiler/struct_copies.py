@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader
+from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, matching_paren, split_operands
 from vkcl.compiler.prelude import includes
 
 _LOCAL, _PRIVATE = 3, 0
@@ -96,10 +96,10 @@ def _needs_rewrite(dst_space: int, src_space: int) -> bool:
 
 def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int) -> list[str] | None:
     open_at = call.end() - 1
-    close_at = _matching(line, open_at)
+    close_at = matching_paren(line, open_at)
     if close_at < 0:
         return None
-    args = _split(line[open_at + 1:close_at])
+    args = split_operands(line[open_at + 1:close_at])
     if len(args) != 4:
         return None
     dst, src = _operand(args[0]), _operand(args[1])
@@ -224,7 +224,7 @@ def _gep_type(module: Module, text: str) -> Type | None:
         t = reader.type()
     except ParseError:
         return None
-    parts = _split(text[reader.pos:])
+    parts = split_operands(text[reader.pos:])
     if not parts or parts[0].strip():
         return None  # `T,` must come first
     for index in parts[3:]:  # parts: "", base, first index, then the indices that descend
@@ -273,42 +273,6 @@ def _operand(text: str) -> _Operand | None:
     if not re.match(rf'^(?:{_NAME}|getelementptr\b)', rest):
         return None
     return _Operand(space, align, rest.strip())
-
-
-def _split(text: str) -> list[str]:
-    """`text` split at its commas outside brackets and quotes."""
-    parts, depth, start, quoted = [], 0, 0, False
-    for i, c in enumerate(text):
-        if c == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def _matching(text: str, i: int) -> int:
-    depth, quoted = 0, False
-    for j in range(i, len(text)):
-        c = text[j]
-        if c == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
 
 
 _WORD = re.compile(rb"\b(?:struct|union)\b")

@@ -1,0 +1,302 @@
+"""`__local` arrays of packed structs as arrays of words (LLVM IR, before clspv's passes).
+
+pyopencl's scans on a GPU keep `struct __attribute__((packed)) { double value; int dummy; }` in
+a `__local` array (12 bytes: its bank-conflict padding) and write their results out 32 bits at a
+time, through `(__local int *) &ldata[i][j].value` indexed by 0 and 1. clspv (pyclspv 0.0.1)
+keeps the array typed as structs and folds such an int index into the struct's units: an offset
+of 4 bytes in a 12-byte element came out as element `4 / 12`, word 0 (SimplifyPointerBitcastPass:
+"the math used to calculate the index is (1 / 12) which loses resolution", clspv issue 1113), and
+the high word of every double read as its low word; pyopencl's float64 cumsum gave zeros. A
+`(__local char *)` offset fared no better (bytes taken for words), with or without
+`-rewrite-packed-structs`. Only pointer arithmetic whose unit is no larger than every unit the
+program indexes by came out right.
+
+So a `__local` global whose type holds a packed struct, and whose members all lie at multiples
+of 4 bytes, becomes `[N x i32]`, and every `getelementptr` rooted at it (instructions, constant
+expressions, chains of them) becomes one `getelementptr i32` from the global with the word index
+worked out here (the GEP's own arithmetic: the first index times its type's size, the others
+descending into arrays and struct members). clspv then indexes words only: a double is two
+32-bit loads or stores, a member or int pointer anywhere lands on its own word. A global some GEP
+of which cannot be expressed in words (a byte offset not known to be a multiple of 4), or through
+which a struct or array is loaded or stored whole (clspv looped for ever on a struct loaded from
+words), is left as it is. The other uses of the global and its pointers (loads, stores, pointers kept in variables)
+are unchanged: they hold the same addresses.
+"""
+from __future__ import annotations
+
+import re
+from math import gcd
+
+from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, matching_paren, split_operands
+
+_LOCAL_GLOBAL = re.compile(r'^(@(?:[-\w.$]+|"[^"]*")) = ((?:[a-z_]+ )*)addrspace\(3\) global (.*)$')
+_GEP_INST = re.compile(r'^(\s*)(%(?:[-\w.$]+|"[^"]*")) = getelementptr ((?:(?:inbounds|nuw|nusw)\s+)*)(.*)$')
+_GEP_CONST = re.compile(r'getelementptr ((?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*)\(')
+_INDEX = re.compile(r'^(i\d+) (-?\d+|%(?:[-\w.$]+|"[^"]*"))$')
+_BASE = re.compile(r'^ptr addrspace\(3\) (.*)$', re.S)
+_AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile )?)(?:%[-\w.$"]+|\{|<\{|\[)[^=]*?, '
+                               r'ptr addrspace\(3\) (?:([%@](?:[-\w.$]+|"[^"]*"))|getelementptr inbounds \(i32, '
+                               r'ptr addrspace\(3\) (@(?:[-\w.$]+|"[^"]*")), i64 \d+\))(?:,|$)')
+_BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
+_WORD = 4
+
+
+class _NotWords(Exception):
+    """A GEP on a global that cannot be written in words: that global is left as it is."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def rewrite(ir: str) -> str | None:
+    """The IR with its `__local` arrays of packed structs indexed as words, or None when it has none."""
+    if "<{" not in ir or "addrspace(3) global" not in ir:
+        return None
+    module = Module(ir)
+    candidates = _candidates(ir, module)
+    while candidates:
+        try:
+            return _rewrite(ir, module, candidates)
+        except _NotWords as e:
+            del candidates[e.name]
+    return None
+
+
+def _candidates(ir: str, module: Module) -> dict[str, Type]:
+    """`__local` globals holding a packed struct whose scalars all lie on words: name -> type."""
+    out = {}
+    for line in ir.splitlines():
+        if not line.startswith("@"):
+            continue
+        m = _LOCAL_GLOBAL.match(line)
+        if not m:
+            continue
+        try:
+            t = Reader(m.group(3)).type()
+            uninitialized = re.match(r'\s*(?:undef|poison)\b', m.group(3)[len(t.text):])
+            if uninitialized and _has_packed(module, t) and _unit(module, t, 0) % _WORD == 0 \
+                    and module.size(t) % _WORD == 0:
+                out[m.group(1)] = t
+        except ParseError:
+            continue
+    return out
+
+
+def _has_packed(module: Module, t: Type, depth: int = 0) -> bool:
+    t = module.resolve(t)
+    if depth > 32:
+        return False
+    if t.kind == "struct":
+        return t.packed or any(_has_packed(module, f, depth + 1) for f in t.fields)
+    if t.kind == "array":
+        return _has_packed(module, t.elem, depth + 1)
+    return False
+
+
+def _unit(module: Module, t: Type, offset: int) -> int:
+    """The largest power of two up to 4 dividing every scalar's offset and size in `t` (at
+    `offset`) and its size: the unit it can be indexed in."""
+    t = module.resolve(t)
+    g = gcd(offset, module.size(t))
+    if t.kind == "struct":
+        for f, o in zip(t.fields, module.offsets(t)):
+            g = gcd(g, _unit(module, f, offset + o))
+    elif t.kind in ("array", "vector") and t.count:
+        g = gcd(g, _unit(module, t.elem, offset))
+    elif t.kind not in ("int", "float", "ptr"):
+        raise ParseError("a type without layout")
+    return gcd(g, _WORD) if g else _WORD
+
+
+def _rewrite(ir: str, module: Module, globals_: dict[str, Type]) -> str:
+    out, serial = [], [0]
+    words: dict[str, tuple[str, str | int]] = {}  # this function's rewritten GEPs -> (global, word index)
+    unrooted: set[str] = set()  # the bases of this function's GEPs left as they are
+    whole: set[str] = set()  # the pointers this function loads or stores aggregates through
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            words, unrooted, whole = {}, set(), set()
+        elif line.startswith("}"):
+            for name in unrooted & words.keys():
+                # a GEP written before the one its base is (blocks out of order): not followed
+                raise _NotWords(words[name][0])
+            for name in whole:
+                # a struct or array copied whole (struct_copies' typed copies): clspv looped
+                # for ever on a struct loaded from words, so the global keeps its type
+                raise _NotWords(words[name][0] if name in words else name)
+        if "addrspace(3)" in line and (m := _AGGREGATE_ACCESS.search(line)):
+            name = m.group(1) or m.group(2)
+            if name in words or name in globals_:
+                whole.add(name)
+        if line.startswith("@") and (m := _LOCAL_GLOBAL.match(line)) and m.group(1) in globals_:
+            t = globals_[m.group(1)]
+            rest = m.group(3)[len(t.text):]
+            rest = re.sub(r", align \d+", f", align {_WORD}", rest) if ", align " in rest else rest
+            out.append(f"{m.group(1)} = {m.group(2)}addrspace(3) global [{module.size(t) // _WORD} x i32]{rest}")
+            continue
+        if "getelementptr" not in line:
+            out.append(line)
+            continue
+        line = _constant_geps(line, module, globals_)
+        inst = _GEP_INST.match(line)
+        if inst:
+            new = _instruction(inst, module, globals_, words, serial, unrooted)
+            if new is not None:
+                out.extend(new)
+                continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _instruction(m, module: Module, globals_, words, serial, unrooted: set) -> list[str] | None:
+    """A GEP instruction rooted at one of `globals_` as arithmetic and one word GEP (None: not rooted)."""
+    indent, name, body = m.group(1), m.group(2), m.group(4)
+    quick = _BASE_NAME.search(body)  # most GEPs are not on these globals: seen without parsing
+    if quick and quick.group(1) not in globals_ and quick.group(1) not in words:
+        unrooted.add(quick.group(1))
+        return None
+    body, tail = _split_metadata(body)
+    try:
+        reader = Reader(body)
+        t = reader.type()
+    except ParseError:
+        return None
+    parts = split_operands(body[reader.pos:])
+    if len(parts) < 3 or parts[0].strip():
+        return None
+    base = _BASE.match(parts[1].strip())
+    if not base:
+        return None
+    root, start = _root(base.group(1).strip(), globals_, words)
+    if root is None:
+        unrooted.add(base.group(1).strip())
+        return None
+    lines: list[str] = []
+
+    def fresh() -> str:
+        serial[0] += 1
+        return f"%__vkcl_word{serial[0]}"
+
+    constant, terms = _offsets(module, t, [p.strip() for p in parts[2:]], root)
+    if isinstance(start, int):
+        constant += start * _WORD
+    else:
+        terms.append((start, "i64", _WORD))
+    if constant % _WORD:
+        raise _NotWords(root)
+    total: str | int = constant // _WORD
+    for value, ty, stride in terms:
+        if stride % _WORD:
+            raise _NotWords(root)
+        if ty != "i64":
+            wide = fresh()
+            lines.append(f"{indent}{wide} = sext {ty} {value} to i64")
+            value = wide
+        if stride != _WORD:
+            scaled = fresh()
+            lines.append(f"{indent}{scaled} = mul i64 {value}, {stride // _WORD}")
+            value = scaled
+        if total == 0:
+            total = value
+        else:
+            summed = fresh()
+            lines.append(f"{indent}{summed} = add i64 {value}, {total}")
+            total = summed
+    words[name] = (root, total)
+    lines.append(f"{indent}{name} = getelementptr inbounds i32, ptr addrspace(3) {root}, i64 {total}{tail}")
+    return lines
+
+
+def _root(base: str, globals_, words) -> tuple[str | None, str | int]:
+    """The global a GEP's base is rooted at and the base's word index (None: not rooted)."""
+    if base in globals_:
+        return base, 0
+    if base in words:
+        return words[base]
+    m = re.fullmatch(r'getelementptr inbounds \(i32, ptr addrspace\(3\) (@\S+), i64 (\d+)\)', base)
+    if m and m.group(1) in globals_:
+        return m.group(1), int(m.group(2))
+    return None, 0
+
+
+def _offsets(module: Module, t: Type, indices: list[str], root: str) -> tuple[int, list[tuple[str, str, int]]]:
+    """A GEP's byte offset as a constant and (value, its type, bytes per unit) terms."""
+    constant, terms = 0, []
+    current = t
+    for k, text in enumerate(indices):
+        m = _INDEX.match(text)
+        if not m:
+            raise _NotWords(root)
+        ty, value = m.group(1), m.group(2)
+        try:
+            if k == 0:
+                stride, next_t = module.size(current), current
+            else:
+                resolved = module.resolve(current)
+                if resolved.kind == "struct":
+                    if value.startswith("%"):
+                        raise _NotWords(root)
+                    field = int(value)
+                    constant += module.offsets(resolved)[field]
+                    current = resolved.fields[field]
+                    continue
+                if resolved.kind not in ("array", "vector"):
+                    raise _NotWords(root)
+                stride, next_t = module.size(resolved.elem), resolved.elem
+        except (ParseError, IndexError):
+            raise _NotWords(root) from None
+        if value.startswith("%"):
+            terms.append((value, ty, stride))
+        else:
+            constant += int(value) * stride
+        current = next_t
+    return constant, terms
+
+
+def _constant_geps(line: str, module: Module, globals_) -> str:
+    """`line` with its constant-expression GEPs rooted at `globals_` as word GEPs (innermost first)."""
+    pos = 0
+    while True:
+        m = _GEP_CONST.search(line, pos)
+        if not m:
+            return line
+        close = matching_paren(line, m.end() - 1)
+        if close < 0:
+            return line
+        inner = _constant_geps(line[m.end():close], module, globals_)
+        new = _constant_gep(inner, module, globals_)
+        if new is None:
+            line = line[:m.end()] + inner + line[close:]
+            pos = m.end() + len(inner)
+        else:
+            line = line[:m.start()] + new + line[close + 1:]
+            pos = m.start() + len(new)
+
+
+def _constant_gep(inner: str, module: Module, globals_) -> str | None:
+    try:
+        reader = Reader(inner)
+        t = reader.type()
+    except ParseError:
+        return None
+    parts = split_operands(inner[reader.pos:])
+    if len(parts) < 3 or parts[0].strip():
+        return None
+    base = _BASE.match(parts[1].strip())
+    if not base:
+        return None
+    root, start = _root(base.group(1).strip(), globals_, {})
+    if root is None:
+        return None
+    constant, terms = _offsets(module, t, [p.strip() for p in parts[2:]], root)
+    constant += start * _WORD
+    if terms or constant % _WORD:
+        raise _NotWords(root)
+    return f"getelementptr inbounds (i32, ptr addrspace(3) {root}, i64 {constant // _WORD})"
+
+
+def _split_metadata(body: str) -> tuple[str, str]:
+    """An instruction's operands and its trailing `, !kind !n` attachments."""
+    m = re.search(r'(,\s*![-\w.]+\s+!.*)$', body)
+    return (body[:m.start()], m.group(1)) if m else (body, "")
