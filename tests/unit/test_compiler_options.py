@@ -100,6 +100,38 @@ def test_clspv_args_device_dependent():
     assert args[:2] == ["-x", "ir"]
 
 
+def test_loop_unroll_caps_give_llvm_unroll_options_and_nothing_otherwise():
+    """llvmpipe's caps (core/device.py LLVMPIPE_LOOP_UNROLL) unroll every loop 16 times within a
+    size budget; caps without them (NVIDIA's, the defaults) give exactly the options they gave
+    before, so their SPIR-V is unchanged."""
+    from vkcl.core.device import LLVMPIPE_LOOP_UNROLL
+    args = DeviceCaps(**LLVMPIPE_LOOP_UNROLL).clspv_args()
+    assert [a for a in args if "unroll" in a] == ["-unroll-count=16", "-unroll-threshold=1000",
+                                                  "-unroll-partial-threshold=1000"]
+    nvidia = dict(unroll_runtime_loops=True, unroll_partial_threshold=300, native_builtins=("fma",))
+    assert [a for a in DeviceCaps(**nvidia).clspv_args() if "unroll" in a] == ["-unroll-runtime",
+                                                                               "-unroll-partial-threshold=300"]
+    assert not [a for a in DeviceCaps().clspv_args() if "unroll" in a]
+    assert DeviceCaps(**LLVMPIPE_LOOP_UNROLL).key() != DeviceCaps().key()
+    for bad in [dict(loop_unroll_count=-1), dict(loop_unroll_count=16, unroll_runtime_loops=True)]:
+        with pytest.raises(ValueError):
+            DeviceCaps(**bad)
+
+
+def test_loop_unroll_caps_unroll_a_loop_16_times():
+    """A loop of run-time trip count: 16 copies of its multiply (and a remainder LLVM unrolls
+    too) with llvmpipe's caps, one without."""
+    from vkcl.compiler import compile_source
+    from vkcl.core.device import LLVMPIPE_LOOP_UNROLL
+    src = "kernel void k(global uint *o, uint n) { uint s = 0; for (uint i = 0; i < n; i++) s = s * 3u + i; o[0] = s; }"
+    counts = []
+    for caps in (DeviceCaps(), DeviceCaps(**LLVMPIPE_LOOP_UNROLL)):
+        result = compile_source(src, "", caps)
+        assert result.ok and not result.log, result.log
+        counts.append(_op_count(result.spirv, 132))  # OpIMul
+    assert counts[0] == 1 and counts[1] >= 16, counts
+
+
 def test_device_caps():
     caps = DeviceCaps()
     assert caps.key() == DeviceCaps().key() and caps.key() != DeviceCaps(fp64=False).key()
@@ -125,6 +157,9 @@ def test_every_generated_argument_is_known_to_clspv():
     assert result.ok, result.log
     result = compile_source("kernel void k(global int *p) { p[0] = 1; }", "-cl-std=CL3.0",
                             DeviceCaps(features=("__opencl_c_fp64",), non_uniform_workgroups=False))
+    assert result.ok, result.log
+    result = compile_source("kernel void k(global int *p) { p[0] = 2; }", "",
+                            DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000))
     assert result.ok, result.log
 
 
@@ -157,6 +192,11 @@ def test_unroll_partial_threshold_unrolls_a_small_loop_further():
         counts.append(_fma_count(result.spirv))
     # the unrolled loop, then the remainder loop of 32
     assert counts == [4 * 32 + 32, 8 * 32 + 32]
+
+
+def _op_count(module: bytes, opcode: int) -> int:
+    from vkcl.compiler import spirv
+    return sum(op == opcode for _, op, _ in spirv.instructions(spirv.to_words(module)))
 
 
 def _fma_count(module: bytes) -> int:

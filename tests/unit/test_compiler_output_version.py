@@ -9,6 +9,7 @@ def test_output_version_follows_repairs_prelude_and_caps(monkeypatch):
     first = driver.output_version(caps)
     assert len(first) == 8 and first == driver.output_version(DeviceCaps())
     assert driver.output_version(DeviceCaps(narrow_memory_scopes=True)) != first
+    assert driver.output_version(DeviceCaps(loop_unroll_count=16)) != first
     monkeypatch.setattr(spirv_fixes, "VERSION", spirv_fixes.VERSION + 1)
     second = driver.output_version(caps)
     assert second != first

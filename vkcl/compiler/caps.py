@@ -70,6 +70,13 @@ class DeviceCaps:
     # Memory scopes of fences and atomics made Subgroup (spirv_scopes.py): on llvmpipe a wider
     # one acts as a work-group barrier, and in divergent code some work-items never finish.
     narrow_memory_scopes: bool = False
+    # Every loop unrolled this many times (LLVM's -unroll-count, each copy keeping its exit test
+    # where the trip count is unknown) while the unrolled loop stays under `loop_unroll_size`
+    # (LLVM's size units; also the runtime-unroll budget of larger loops). For llvmpipe, which
+    # ends every loop of a SIMD batch of work-items silently after 65,535 back-edges in all
+    # (docs/architecture.md, "Loops on lavapipe"): a copy per back-edge multiplies what fits.
+    loop_unroll_count: int = 0
+    loop_unroll_size: int = 0
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:
@@ -87,6 +94,11 @@ class DeviceCaps:
                 raise ValueError(f"{name} takes 16, 32 and 64")
         if self.max_push_constant_size < 0 or self.printf_buffer_size <= 0:
             raise ValueError("sizes must be positive")
+        if self.loop_unroll_count < 0 or self.loop_unroll_size < 0:
+            raise ValueError("loop_unroll_count and loop_unroll_size must not be negative")
+        if self.loop_unroll_count and self.unroll_runtime_loops:
+            # both would name -unroll-partial-threshold, and clspv exit()s on a repeated option
+            raise ValueError("loop_unroll_count and unroll_runtime_loops exclude each other")
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -140,6 +152,11 @@ class DeviceCaps:
             args.append("-unroll-runtime")
             if self.unroll_partial_threshold:
                 args.append(f"-unroll-partial-threshold={self.unroll_partial_threshold}")
+        if self.loop_unroll_count:
+            args.append(f"-unroll-count={self.loop_unroll_count}")
+            if self.loop_unroll_size:
+                args += [f"-unroll-threshold={self.loop_unroll_size}",
+                         f"-unroll-partial-threshold={self.loop_unroll_size}"]
         args += [f"-no-8bit-storage={s}" for s in self.no_8bit_storage]
         args += [f"-no-16bit-storage={s}" for s in self.no_16bit_storage]
         # clspv refuses RTE for a float width the device does not have.

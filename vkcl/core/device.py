@@ -20,6 +20,10 @@ VENDORS = {NVIDIA_VENDOR_ID: "NVIDIA Corporation", 0x1002: "Advanced Micro Devic
            0x13B5: "ARM", 0x5143: "Qualcomm", 0x1010: "Imagination Technologies", 0x10005: "Mesa",
            0x106B: "Apple"}
 PRINTF_BUFFER_SIZE = 1 << 20
+# llvmpipe ends every loop after 65,535 back-edges of one batch of 8 work-items in all: loops
+# unrolled 16 times where 16 copies stay under 1,000 of LLVM's size units (runtime-unrolled
+# loops too big for that up to 8 times), remainders unrolled too. docs/architecture.md says why.
+LLVMPIPE_LOOP_UNROLL = dict(loop_unroll_count=16, loop_unroll_size=1000)
 KHR = make_version(1, 0, 0)
 
 
@@ -241,6 +245,7 @@ class Device(CLObject):
             # instruction at 62,700).
             native_builtins=("fma",) if pd.vendor_id == NVIDIA_VENDOR_ID else (),
             narrow_memory_scopes=pd.driver_name == "llvmpipe",
+            **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).
