@@ -507,10 +507,13 @@ print("OK")
 
 def test_narrowing_pointer_arithmetic_on_doubles(python_with_icd):
     # `(int *)(d + k)` indexed by int, from a pointer variable or directly, into a buffer and into
-    # local memory: clspv kept the double's unit and dropped the odd words (pointer_units).
+    # local memory: clspv kept the double's unit and dropped the odd words (pointer_units), in a
+    # program declaring a struct and in one without (which takes the front-end route for its
+    # pointer casts: pointer_units.may_narrow).
     run(python_with_icd, """
-src = r'''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef struct { double d; } unused_but_declared;
+for decl in ("typedef struct { double d; } unused_but_declared;", ""):
+  src = r'''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+DECL
 kernel void k(global const double *in, global double *out, global double *out2, global double *out3, int k)
 {
     local double ld[64];
@@ -524,14 +527,14 @@ kernel void k(global const double *in, global double *out, global double *out2, 
     global short *h = (global short *)(out3 + k);
     h[2 * l] = src[l % 2];
     h[2 * l + 1] = src[l % 2] >> 16;
-}'''
-x = fill(np.dtype([('v', '<f8')]), 64)['v'].copy()
-p = cl.Program(ctx, src).build()
-for k in (0, 3):
+}'''.replace("DECL", decl)
+  x = fill(np.dtype([('v', '<f8')]), 64)['v'].copy()
+  p = cl.Program(ctx, src).build()
+  for k in (0, 3):
     outs = [buf(np.zeros(64 + k)) for _ in range(3)]
     p.k(q, (64,), (64,), buf(x), *outs, np.int32(k))
     want = np.concatenate([np.zeros(k), x[:32]])
     for O in outs:
-        assert np.array_equal(get(O, np.zeros(64 + k))[:32 + k].view(np.uint64), want.view(np.uint64)), k
+        assert np.array_equal(get(O, np.zeros(64 + k))[:32 + k].view(np.uint64), want.view(np.uint64)), (k, decl)
 print("OK")
 """)

@@ -116,3 +116,17 @@ def test_the_rewritten_programs_build_to_valid_spirv(tmp_path):
         path.write_bytes(result.spirv)
         val = subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(path)], capture_output=True, text=True)
         assert val.returncode == 0, val.stderr + val.stdout
+
+
+def test_programs_with_pointer_casts_take_the_front_end_route():
+    """A program casting to a pointer type (in its text, a header or a -D value) is read as IR,
+    where its narrowing chains are rewritten; one without keeps clspv's one-step compile."""
+    from vkcl.compiler.pointer_units import may_narrow
+    assert may_narrow(b"kernel void k(global double *d) { ((global int *)(d + 1))[3] = 0; }")
+    assert may_narrow(b"kernel void k(global double *d) { __global const uint* p = (__global const uint*)d; }")
+    assert may_narrow(b"typedef int T; kernel void k(global double *d) { T *p = (T*) d; }")
+    assert may_narrow(b"kernel void k(global double *d) { X(d); }", defines="-DX(p)=((global int*)(p))[1]=0")
+    assert may_narrow(b'#include "h.h"\nkernel void k(global double *d) { X(d); }',
+                      headers={"h.h": "#define X(p) ((local short *)p)[0] = 1\n"})
+    assert not may_narrow(b"kernel void k(global int *d, int a, int b) { d[0] = (a * b) + (a) * (b); }")
+    assert not may_narrow(b"kernel void k(global float4 *d) { d[0] = (float4)(1.0f) * d[1]; }")

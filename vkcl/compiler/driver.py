@@ -86,16 +86,17 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
 
 
 def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
-            front_args: tuple[str, ...] = (), odd_vectors: bool = False) -> CompileOutput:
+            front_args: tuple[str, ...] = (), front_route: bool = False) -> CompileOutput:
     """clspv on one OpenCL C source (the prelude already in front). A source that declares a
-    struct or union, or whose user part names a 3-, 8- or 16-element vector type (`odd_vectors`),
-    goes through clspv's front end alone first (`--output-format=ll`, with `front_args`), and
-    clspv then compiles that IR (`-x ir`: the same SPIR-V as from the source) with its aggregate
+    struct or union, or whose user part names a 3-, 8- or 16-element vector type or casts to a
+    pointer type (`front_route`: vector_inserts.may_insert, pointer_units.may_narrow), goes
+    through clspv's front end alone first (`--output-format=ll`, with `front_args`), and clspv
+    then compiles that IR (`-x ir`: the same SPIR-V as from the source) with its aggregate
     copies through local or private memory typed (struct_copies), its `__local` arrays of packed
     structs indexed as words (packed_locals), its narrowing pointer arithmetic in the narrowest
     unit (pointer_units) and its dynamic inserts into such vectors written per element
     (vector_inserts)."""
-    if not (odd_vectors or struct_copies.may_copy(source, include_dirs, headers)):
+    if not (front_route or struct_copies.may_copy(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
                  + [*front_args, "--output-format=ll"])
@@ -120,10 +121,11 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     def with_prelude(source: bytes) -> bytes:
         return prelude.with_prelude(source, include_dirs, headers)
 
-    odd_vectors = vector_inserts.may_insert(sources[0], include_dirs, headers,
-                                            " ".join(a for a in args if a.startswith("-D")))
+    defines = " ".join(a for a in args if a.startswith("-D"))
+    front_route = (vector_inserts.may_insert(sources[0], include_dirs, headers, defines) or
+                   pointer_units.may_narrow(sources[0], include_dirs, headers, defines))
     if len(sources) == 1:
-        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, odd_vectors)
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, front_route)
     else:
         out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
@@ -137,7 +139,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, odd_vectors)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, front_route)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)

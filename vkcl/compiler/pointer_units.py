@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from vkcl.compiler.llvm_types import ParseError, Reader, Type
+from vkcl.compiler.prelude import includes
 
 _NAME = r'%(?:[-\w.$]+|"[^"]*")'
 _PTR = r'ptr addrspace\((?:1|2|3)\)'
@@ -42,6 +43,23 @@ class _Gep:
                  index: tuple[str, str], tail: str):
         self.line_no, self.indent, self.name, self.t = line_no, indent, name, t
         self.space, self.base, self.index, self.tail = space, base, index, tail
+
+
+# A cast to a pointer type in the program's own text (`(global int *)`, `(T*)`, `(const uint *)`):
+# only such a program can narrow a pointer; it then takes the front-end route (driver._run_cl).
+_POINTER_CAST = re.compile(rb"\(\s*(?:(?:__)?(?:global|local|constant|private|generic|const|volatile|unsigned|"
+                           rb"signed|struct|union)\s+)*[A-Za-z_]\w*\s*(?:const\s*)?\*+\s*(?:const\s*)?\)")
+
+
+def may_narrow(source: bytes, include_dirs=(), headers: dict | None = None, defines: str = "") -> bool:
+    """Whether the program (its headers and -D values too) casts to a pointer type: without a
+    cast no GEP chain can narrow (a program without one compiles from source as before)."""
+    if _POINTER_CAST.search(source) or _POINTER_CAST.search(defines.encode()):
+        return True
+    if re.search(rb"#\s*include", source) is None:
+        return False
+    expanded = includes.expand(source, include_dirs, headers)
+    return expanded is None or _POINTER_CAST.search(expanded) is not None
 
 
 def rewrite(ir: str) -> str | None:
