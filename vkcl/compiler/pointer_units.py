@@ -54,12 +54,7 @@ _POINTER_CAST = re.compile(rb"\(\s*(?:(?:__)?(?:global|local|constant|private|ge
 def may_narrow(source: bytes, include_dirs=(), headers: dict | None = None, defines: str = "") -> bool:
     """Whether the program (its headers and -D values too) casts to a pointer type: without a
     cast no GEP chain can narrow (a program without one compiles from source as before)."""
-    if _POINTER_CAST.search(source) or _POINTER_CAST.search(defines.encode()):
-        return True
-    if re.search(rb"#\s*include", source) is None:
-        return False
-    expanded = includes.expand(source, include_dirs, headers)
-    return expanded is None or _POINTER_CAST.search(expanded) is not None
+    return includes.mentions(_POINTER_CAST, source, include_dirs, headers, defines)
 
 
 def rewrite(ir: str) -> str | None:

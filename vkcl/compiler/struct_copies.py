@@ -281,12 +281,7 @@ _WORD = re.compile(rb"\b(?:struct|union)\b")
 def may_copy(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
     """Whether the program (with the headers it includes) declares a struct or union: only then
     can its IR hold an aggregate copy."""
-    if _WORD.search(source):
-        return True
-    if re.search(rb"#\s*include", source) is None:
-        return False
-    expanded = includes.expand(source, include_dirs, headers)
-    return expanded is None or _WORD.search(expanded) is not None
+    return includes.mentions(_WORD, source, include_dirs, headers)
 
 
 _PACKED = re.compile(rb"__attribute__\s*\(\([^()]*(?:\([^()]*\)[^()]*)*\b(?:__)?packed(?:__)?\b|#\s*pragma\s+pack\b")
@@ -301,9 +296,4 @@ def declares_packed(source: bytes, include_dirs=(), headers: dict | None = None)
     read from word 4k: pyopencl's test_struct_with_array_fields). The front end alone may still
     be given it (`_run_cl` in driver.py): there it only skips clspv's layout check of `global`
     and `constant` pointer parameters, which refuses unions such as pyopencl's complex types."""
-    if _PACKED.search(source):
-        return True
-    if re.search(rb"#\s*include", source) is None:
-        return False
-    expanded = includes.expand(source, include_dirs, headers)
-    return expanded is None or _PACKED.search(expanded) is not None
+    return includes.mentions(_PACKED, source, include_dirs, headers)

@@ -28,12 +28,7 @@ _CONSTANT_INDEX = re.compile(r'^i\d+ -?\d+$')
 def may_insert(source: bytes, include_dirs=(), headers: dict | None = None, defines: str = "") -> bool:
     """Whether the program (its headers and -D values too) names a 3-, 8- or 16-element vector
     type: only then can its IR hold a dynamic insert that clspv gets wrong."""
-    if _TYPE_WORD.search(source) or _TYPE_WORD.search(defines.encode()):
-        return True
-    if re.search(rb"#\s*include", source) is None:
-        return False
-    expanded = includes.expand(source, include_dirs, headers)
-    return expanded is None or _TYPE_WORD.search(expanded) is not None
+    return includes.mentions(_TYPE_WORD, source, include_dirs, headers, defines)
 
 
 def _operands(text: str) -> list[str]:

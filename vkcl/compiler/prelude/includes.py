@@ -46,6 +46,18 @@ def expand(source: bytes, include_dirs=(), headers: dict | None = None) -> bytes
     return b"\n".join(texts)
 
 
+def mentions(pattern: re.Pattern, source: bytes, include_dirs=(), headers: dict | None = None,
+             defines: str = "") -> bool:
+    """Whether `pattern` occurs in the program's text, its -D values or the headers it includes
+    (a header that cannot be found counts as yes)."""
+    if pattern.search(source) or pattern.search(defines.encode()):
+        return True
+    if re.search(rb"#\s*include", source) is None:
+        return False
+    expanded = expand(source, include_dirs, headers)
+    return expanded is None or pattern.search(expanded) is not None
+
+
 def _find(name: str, quoted: bool, file_dir, memory_dir, include_dirs, headers):
     """(key, text, file directory, in-memory directory) of the header `name`, or None."""
     memory = [posixpath.normpath(posixpath.join(memory_dir, name))] if quoted and memory_dir is not None else []
