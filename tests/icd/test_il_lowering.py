@@ -444,3 +444,56 @@ program({path!r}).construct(q, (1,), None, os_, ov, np.uint32(0xFFFFFFFF), np.fl
 assert read(ov, np.zeros(4, np.uint32)).tolist() == [0xFFFFFFFF, 9, 9, 0xFFFFFFFF]
 assert read(os_, np.zeros(2, np.uint32)).tolist() == [0xFFFFFFFF, 0x80000000]
 """)
+
+
+# SPIR-V 1.5 and 1.6 modules (il_versions: read as 1.4): a pointer bitcast to and from ulong and
+# uint2 (1.5), a value decorated Uniform and UniformId (1.6), under each version's header.
+NEWER = HEAD + """OpEntryPoint Kernel %k "newer" %gid
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %gid Constant
+OpDecorate %v Uniform
+OpDecorateId %w UniformId %scope
+""" + GID + """%uint = OpTypeInt 32 0
+%v2uint = OpTypeVector %uint 2
+%void = OpTypeVoid
+%pu = OpTypePointer CrossWorkgroup %ulong
+%fn = OpTypeFunction %void %pu %pu
+%scope = OpConstant %uint 2
+%seven = OpConstant %ulong 7
+%k = OpFunction %void None %fn
+%out = OpFunctionParameter %pu
+%addr = OpFunctionParameter %pu
+%l = OpLabel
+""" + INDEX + """%p = OpInBoundsPtrAccessChain %pu %out %i
+%v = OpBitcast %ulong %p
+%w = OpBitcast %v2uint %p
+%p1 = OpBitcast %pu %v
+%p2 = OpBitcast %pu %w
+%x = OpLoad %ulong %p1
+%y = OpIAdd %ulong %x %seven
+OpStore %p2 %y
+%wv = OpBitcast %ulong %w
+%d = OpISub %ulong %wv %v
+%q = OpInBoundsPtrAccessChain %pu %addr %i
+OpStore %q %d
+OpReturn
+OpFunctionEnd
+"""
+
+
+@pytest.mark.parametrize("env", ["spv1.5", "spv1.6"])
+def test_spirv_1_5_and_1_6_modules(python_with_icd, tmp_path, env):
+    """llvm-spirv-15 refused both versions ("unsupported SPIR-V version number"); read as 1.4
+    they build: each work-item adds 7 through its pointer made an integer and back (as ulong and
+    as uint2), and the two integer forms of one pointer are the same bits."""
+    path = assemble(tmp_path, "newer", NEWER, env)
+    run(python_with_icd, f"""
+p = program({path!r})
+x = np.arange(64, dtype=np.uint64) * 1000003
+bo, ba = buf(x.copy()), buf(np.ones(64, np.uint64))
+p.newer(q, (64,), None, bo, ba)
+assert np.array_equal(read(bo, x), x + 7), read(bo, x)
+assert not read(ba, x).any(), read(ba, x)
+dev = ctx.devices[0]
+assert "SPIR-V_1.6" in dev.il_version.split() and "SPIR-V_1.5" in dev.il_version.split(), dev.il_version
+""")

@@ -91,5 +91,6 @@ except cl.Error as e:
     assert "ext False '' 0" in missing.stdout and "error -59" in missing.stdout, missing.stdout + missing.stderr[-2000:]
     present = python_with_icd(code)
     assert present.returncode == 0, present.stderr[-3000:]
-    assert "ext True 'SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4' 5" in present.stdout, present.stdout
+    assert "ext True 'SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4 SPIR-V_1.5 SPIR-V_1.6' 7" in present.stdout, \
+        present.stdout
     assert "ran [12345, 12345, 12345, 12345]" in present.stdout, present.stdout + present.stderr[-2000:]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vkcl import log
-from vkcl.compiler import il_lowering, spirv, toolchain
+from vkcl.compiler import il_lowering, il_versions, spirv, toolchain
 from vkcl.compiler.errors import InvalidILError
 
 CAPABILITY_SHADER, CAPABILITY_KERNEL = 1, 6
@@ -126,6 +126,12 @@ def to_bitcode(il: bytes, timeout: float, spec: dict[int, tuple[str, bytes]] | N
         return None, f"{e}\n"
     with tempfile.TemporaryDirectory(prefix="vkcl-il-") as tmp:
         src, out = Path(tmp) / "input.spv", Path(tmp) / "output.bc"
+        try:
+            il = il_versions.to_1_4(il)
+        except il_versions.UnsupportedIL as e:
+            return None, f"{e}\n"
+        except (KeyError, IndexError, ValueError) as e:  # a module it cannot read: llvm-spirv judges
+            _log.info("IL version left as it is (%s: %s)", type(e).__name__, e)
         try:
             il = il_lowering.lower(il)
         except (KeyError, IndexError, ValueError) as e:  # a module it cannot read: llvm-spirv judges

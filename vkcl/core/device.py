@@ -204,7 +204,8 @@ class Device(CLObject):
 
     @property
     def ils_with_version(self) -> list[tuple[str, int]]:
-        return [("SPIR-V", make_version(1, v)) for v in range(0, 5)] if self.has_il else []
+        # 1.5 and 1.6 as 1.4 (compiler/il_versions.py), the newest llvm-spirv-15 reads
+        return [("SPIR-V", make_version(1, v)) for v in range(0, 7)] if self.has_il else []
 
     @property
     def il_version(self) -> str:
