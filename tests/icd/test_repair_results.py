@@ -2,7 +2,10 @@
 shows the miscompilation it works around): kernels that go through repairs 1-4 and 14 move IEEE edge
 values (NaN with a payload, +-inf, +-0, denormals, the largest and smallest floats) bit for bit.
 (Repairs 5 and 13: test_ieee_semantics.py; 6: test_atomics_order.py and the histograms; 8-9:
-test_unrolled_loops.py; 10: test_integer_dot_product.py; 11: test_argument_conversions.py.)"""
+test_unrolled_loops.py; 10: test_integer_dot_product.py; 11: test_argument_conversions.py; 15:
+test_atomics_order.py; 16: test_kernels_pyopencl.py's split launches; 17: here, edge doubles; 18:
+test_pyopencl_regressions.py's float64 scans; 19: test_structs.py's private arrays of padded
+structs, edge values bit for bit.)"""
 import pytest
 
 from test_kernels_pyopencl import run
@@ -59,5 +62,25 @@ for f in edge:
     assert bits(r[3:4])[0] == 0x80000000  # -0.0
 p.copy(q, (256,), None, O, V, np.float32(1.0))
 assert np.array_equal(bits(get(O, vals))[~np.isnan(vals)], bits(vals)[~np.isnan(vals)])
+print("OK")
+""")
+
+
+def test_wide_bitcasts_move_edge_doubles_exactly(python_with_icd):
+    # repair 17: a 64-bit value reinterpreted as 16- or 8-bit lanes goes through two 32-bit
+    # integers; the bits of NaN payloads, infinities, -0 and denormals come through unchanged
+    run(python_with_icd, """
+import struct
+d = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 5e-324, -2.2250738585072009e-308, 1.7976931348623157e308,
+              struct.unpack('<d', struct.pack('<Q', 0x7FF0000000000001))[0],
+              struct.unpack('<d', struct.pack('<Q', 0xFFF8DEADBEEF0001))[0], 1.0, -3.5], np.float64)
+p = cl.Program(ctx, '''
+kernel void k(global const double *d, global ushort *s, global uchar *c) {
+  int i = get_global_id(0); volatile double v = d[i];
+  vstore4(as_ushort4(v), i, s); vstore8(as_uchar8(d[i]), i, c); }''').build()
+S, C = out(np.zeros(4 * len(d), np.uint16)), out(np.zeros(8 * len(d), np.uint8))
+p.k(q, (len(d),), None, buf(d), S, C)
+assert np.array_equal(get(S, np.zeros(4 * len(d), np.uint16)), d.view(np.uint16))
+assert np.array_equal(get(C, np.zeros(8 * len(d), np.uint8)), d.view(np.uint8))
 print("OK")
 """)
