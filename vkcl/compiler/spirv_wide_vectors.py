@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from array import array
 
+from vkcl.compiler import spirv
 from vkcl.compiler.spirv_edit import Module, instruction
 
 OP_UNDEF, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR = 1, 21, 22, 23
@@ -30,6 +31,8 @@ UNDEFINED_COMPONENT = 0xFFFFFFFF
 
 
 def split_wide_vectors(data: bytes) -> bytes:
+    if not _declares_wide_vector(data):
+        return data
     m = Module(data)
     wide = {tid for tid, inst in m.types.items()
             if m.opcode(inst) == OP_TYPE_VECTOR and inst[3] > MAX_COMPONENTS}
@@ -81,6 +84,18 @@ def _types_used(m: Module) -> set[int]:
         elif in_function:
             used.update(_id_operands(inst, False))
     return used
+
+
+def _declares_wide_vector(data: bytes) -> bool:
+    """Whether a vector type of more than four components is declared (a quick look at the
+    declarations only: most modules have none, and are returned untouched)."""
+    words = spirv.to_words(data)
+    for pos, op, _ in spirv.instructions(words):
+        if op == OP_FUNCTION:
+            return False
+        if op == OP_TYPE_VECTOR and words[pos + 3] > MAX_COMPONENTS:
+            return True
+    return False
 
 
 def _splittable(m: Module, wide_type: int, source_type: int | None) -> bool:
