@@ -35,10 +35,6 @@ static void store_chunk(global uchar *dst, ulong chunk, ulong start, ulong end, 
         *(global ulong2 *)(dst + chunk) = value;
         return;
     }
-    // Kept a loop (llvmpipe's devices unroll loops, docs/architecture.md "Loops on lavapipe"):
-    // unrolled, its constant shifts of a ulong2's halves become extracts of the vector as
-    // bytes, which clspv compiles to byte 0 of the half for every even byte.
-#pragma nounroll
     for (uint k = 0; k < 16; k++) {
         ulong p = chunk + k;
         if (p >= start && p < end)
@@ -70,7 +66,6 @@ kernel void fill_pattern(global uchar *dst, ulong offset, ulong size,
         ulong chunk = first + i * 16;
         // Byte p of the range holds pattern[(p - start) % pattern_size].
         ulong2 value = (ulong2)(0, 0);
-#pragma nounroll  // (as in store_chunk)
         for (uint k = 0; k < 8; k++) {
             value.x |= (ulong)pattern[(chunk + k - start) & mask] << (8 * k);
             value.y |= (ulong)pattern[(chunk + 8 + k - start) & mask] << (8 * k);

@@ -20,6 +20,8 @@ from vkcl.compiler.errors import InvalidOptionsError
 
 MODES = ("build", "compile", "link")
 CL_STD_VERSIONS = ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0")
+# An LLVM option (LLVM 21 and later): that clspv pass is skipped (see clspv_args).
+UNDO_INSTCOMBINE_OFF = "-opt-disable=undo-instcombine"
 DEFAULT_CL_STD = "CL1.2"  # "the highest OpenCL C 1.x language version supported" (spec 5.8.6.4)
 
 # Link options that are also compile options (spec 5.8.7).
@@ -113,6 +115,10 @@ class BuildOptions:
         if output_kind == "bitcode":
             args.append("--output-format=bc")
         args += [f"-cl-std={std}", "-inline-entry-points", "-cl-kernel-arg-info"]
+        # clspv's UndoInstCombine pass made byte 2 of a ulong2's element byte 0 (it drops the
+        # offset inside the wide element); without it the long-vector lowering and repair 20
+        # (spirv_wide_vectors.py) take such elements apart exactly (docs/architecture.md).
+        args.append(UNDO_INSTCOMBINE_OFF)
         uniform = "-cl-uniform-work-group-size" in self.flags or not caps.non_uniform_workgroups
         if uniform and std in ("CL2.0", "CL3.0"):
             args.append("-uniform-workgroup-size")

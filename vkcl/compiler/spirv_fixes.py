@@ -68,6 +68,9 @@
    structs indexed at run time, which clspv makes a byte array and indexes past a byte and with
    OpPtrAccessChain (invalid in Vulkan; lavapipe crashed the process), gets valid chains, or the
    build fails.
+20. Vectors of more than four elements (spirv_wide_vectors.py): InstCombine's bitcasts of a
+   ulong3/ulong4 to <24 x i8>/<32 x i8> (from `(uchar)(v.s1 >> 8)`), which clspv leaves in
+   its SPIR-V (invalid; lavapipe failed the pipeline), become shifts of the wide element.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -92,11 +95,12 @@ from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
+from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 19
+VERSION = 20
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -123,6 +127,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     (denormals) the device preserves, and those it rounds to nearest even on request;
     `narrow_scopes`: memory scopes made Subgroup (llvmpipe, repair 15)."""
     data = fix_mistyped_pointers(data)
+    data = split_wide_vectors(data)
     data = fix_scalar_composites(data)
     data = fix_private_byte_chains(data)
     data = fix_negative_pointer_offsets(data)
