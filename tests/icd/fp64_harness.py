@@ -170,8 +170,11 @@ def _exp_of(base):
 
 fn("exp", "d:d", unary(_exp_of(mp.e), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
    _wide_and((-746, 710), (-1, 1)), _sp1)
+# exp2's ends of range (clspv's exp2(1024) was 1)
+_sp_exp2 = [np.concatenate([SP, [1024.0, -1024.0, 1023.0, 1024 - 2**-42, 1024 + 2**-42, 1025.0, -1022.0, -1074.0,
+                                 -1074.5, -1075.0, -1076.0]])]
 fn("exp2", "d:d", unary(_exp_of(2), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
-   _wide_and((-1076, 1024), (-1, 1)), _sp1)
+   _wide_and((-1076, 1024), (-1, 1)), _sp_exp2)
 fn("exp10", "d:d", unary(_exp_of(10), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
    _wide_and((-324, 309), (-1, 1)), _sp1)
 fn("expm1", "d:d", unary(lambda x: mp.mpf(INF) if x > 1100 else mp.expm1(x), at_inf=INF, at_minus_inf=-1.0), 3, _wide_and((-40, 710), (-1, 1)), _sp1)
