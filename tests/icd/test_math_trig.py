@@ -149,7 +149,7 @@ print("OK")
 
 def test_half_precision_trig(python_with_icd):
     """half_sin, half_cos, half_tan (float, every width): within the spec's 8192 ulp for
-    |x| <= 2^16 (clspv's were up to 4e5 ulp off from |x| = 512), NaN for +-inf and NaN."""
+    |x| <= 2^16 (clspv's were up to 1e5 ulp off from |x| = 512), NaN for +-inf and NaN."""
     out = run(python_with_icd, """
 rng = np.random.default_rng(12)
 x = np.concatenate([rng.uniform(-65536, 65536, 3000), rng.uniform(-600, 600, 1000),
