@@ -27,7 +27,9 @@ A suite is named as its binary without `test_` (`bruteforce` is math_brute_force
 `suite:a,b` runs only sub-tests a and b; `--skip a,b` leaves sub-tests out of every suite;
 `--update` merges the sub-tests run into an earlier <suite>.json instead of replacing it;
 `--whole` runs each suite as one process (for binaries whose sub-tests cannot be listed this
-happens anyway).
+happens anyway). test_conversions lists one test, `conversions`, which it cannot take as a
+sub-test name: name conversions (`conversions:float_rtz_int,...`) or use `--whole` (a name it
+cannot read is recorded as a failure, not the pass it reports).
 
 Building the CTS, once, beside the checkout (nothing of it belongs in this repository). A fresh
 machine cannot reach GitHub, so the sources come as git mirrors copied onto it:
@@ -66,6 +68,9 @@ _ERROR_LINE = re.compile(r"error|fail|crash|mismatch|wrong|expected|abort|\basse
                          r"\bdo(es)? not (match|validate)", re.IGNORECASE)
 _NOT_ERROR_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED)( \d+ of \d+)? (sub-)?tests?\.?$|"
                              r"^\S+ FAILED$|^Saving results to |\b0 (errors?|failures?)\b")
+# test_conversions skips a filter argument it cannot read as a conversion, then reports a pass
+# (its only test, `conversions`, as named by --list, is such an argument).
+_UNREAD_FILTER = re.compile(r"Unable to parse function name (\S+?)\.? +Skipping")
 _RESULT_ENTRY = re.compile(r'"([^"\n]+)"\s*:\s*"(pass|fail|skip)"')
 # Process groups of the sub-tests now running, killed when the runner itself is stopped.
 _running: set[int] = set()
@@ -140,11 +145,17 @@ def classify(results: dict[str, str], names: list[str], returncode: int | None, 
         status_of = {name: "fail" for name in names}
     if returncode and results and all(s == "pass" for s in results.values()):
         status_of = {name: "fail" for name in status_of}  # passes reported, yet it failed
+    unread = _UNREAD_FILTER.search(log)
+    if unread:  # nothing was tested: never a pass
+        status_of = {name: "fail" for name in status_of}
     records = {}
     for name, status in status_of.items():
         messages = []
         if status == "fail":
             messages = error_lines(log)
+            if unread:
+                messages.insert(0, f"the binary could not read the sub-test name {unread.group(1)!r}: nothing tested"
+                                   " (test_conversions: name conversions, e.g. float_rtz_int, or use --whole)")
             if returncode and returncode < 0:
                 messages.insert(0, f"killed by signal {-returncode}")
             elif not results:

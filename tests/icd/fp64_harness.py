@@ -170,8 +170,11 @@ def _exp_of(base):
 
 fn("exp", "d:d", unary(_exp_of(mp.e), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
    _wide_and((-746, 710), (-1, 1)), _sp1)
+# exp2's ends of range (clspv's exp2(1024) was 1)
+_sp_exp2 = [np.concatenate([SP, [1024.0, -1024.0, 1023.0, 1024 - 2**-42, 1024 + 2**-42, 1025.0, -1022.0, -1074.0,
+                                 -1074.5, -1075.0, -1076.0]])]
 fn("exp2", "d:d", unary(_exp_of(2), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
-   _wide_and((-1076, 1024), (-1, 1)), _sp1)
+   _wide_and((-1076, 1024), (-1, 1)), _sp_exp2)
 fn("exp10", "d:d", unary(_exp_of(10), at_inf=INF, at_minus_inf=0.0, at_zero=lambda x: 1.0), 3,
    _wide_and((-324, 309), (-1, 1)), _sp1)
 fn("expm1", "d:d", unary(lambda x: mp.mpf(INF) if x > 1100 else mp.expm1(x), at_inf=INF, at_minus_inf=-1.0), 3, _wide_and((-40, 710), (-1, 1)), _sp1)
@@ -194,8 +197,10 @@ fn("hypot", "d:dd", hypot_ref, 4, _pairs_close, _sp2)
 fn("erf", "d:d", unary(lambda x: mp.sign(x) if abs(x) > 30 else mp.erf(x), at_inf=1.0, at_minus_inf=-1.0), 16, _wide_and((-7, 7), (-1, 1)), _sp1)
 fn("erfc", "d:d", erfc_ref, 16, _wide_and((-7, 28), (-1, 1)), _sp1)
 fn("tgamma", "d:d", tgamma_ref, 16, _wide_and((-180, 172), (-5, 5), (0, 1e-10)), _sp1)
-fn("lgamma", "d:d", lgamma_ref, None, _wide_and((-180, 180), (-5, 5), (0.5, 3)), _sp1)
-fn("lgamma_r", "d:dI", lambda x: (lgamma_ref(x), lgamma_sign(x)), None, _wide_and((-180, 180), (-5, 5)), _sp1)
+# (2.54e305, 2.56e305): results up to DBL_MAX (NaN from 2.553e305 once: the CTS)
+fn("lgamma", "d:d", lgamma_ref, None, _wide_and((-180, 180), (-5, 5), (0.5, 3), (2.54e305, 2.56e305)), _sp1)
+fn("lgamma_r", "d:dI", lambda x: (lgamma_ref(x), lgamma_sign(x)), None,
+   _wide_and((-180, 180), (-5, 5), (2.54e305, 2.56e305)), _sp1)
 fn("sign", "d:d", sign, 0, _x(wide), _sp1)
 fn("step", "d:dd", lambda e, x: 0.0 if x < e else 1.0, 0, _pairs_close, _sp2)
 fn("isnan", "i:d", lambda x: int(math.isnan(x)), 0, _x(wide), _sp1)

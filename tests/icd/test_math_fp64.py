@@ -228,3 +228,45 @@ for i, v in enumerate(map(float, x)):
             print("FAIL", v, got, w)
 print("OK")
 """)
+
+
+CLASSIFIERS = ["isfinite", "isinf", "isnan", "isnormal", "signbit"]
+
+
+def test_classification_of_vectors_built_from_scalars(python_with_icd):
+    """isfinite, isinf, isnan, isnormal and signbit of double vectors loaded with vloadn (the
+    CTS's way) or built from scalars: -1 or 0 per component as numpy says (clspv's isfinite and
+    isnormal of such a double2-4 went through its 32-bit fabs mask: isfinite(-inf) was -1 and
+    isnormal was 0 everywhere)."""
+    run(python_with_icd, f"""
+names = {CLASSIFIERS!r}
+x = np.array([-np.inf, np.inf, np.nan, -np.nan, 1.0, -1.0, 0.0, -0.0, 5e-324, -5e-324, 2.0 ** -1022,
+              -2.0 ** -1022, float.fromhex("0x0.fffffffffffffp-1022"), 1.7976931348623157e308,
+              -2.0 ** 897, 3.5, float.fromhex("0x1.0000000000001p+0"), 2.0 ** 1023, -7e-310, 1e300,
+              float("nan"), -2.5, 1e-300, 123.0] * 10)
+# other NaNs: the smallest payload, a negative quiet one, all ones
+x[20::24] = np.array([0x7FF0000000000001, 0xFFF8000000000000, 0x7FFFFFFFFFFFFFFF] * 4, np.uint64)[:10].view(np.float64)
+want = {{"isfinite": np.isfinite(x), "isinf": np.isinf(x), "isnan": np.isnan(x), "signbit": np.signbit(x),
+        "isnormal": np.isfinite(x) & (np.abs(x) >= 2.0 ** -1022)}}
+X = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+O = cl.Buffer(ctx, mf.READ_WRITE, x.nbytes)
+for w in (2, 3, 4, 8, 16):
+    comps = ", ".join(f"x[{{w}} * i + {{c}}]" for c in range(w))
+    src = "".join(f'''
+kernel void v_{{f}}(global const double *x, global long *o) {{{{
+  size_t i = get_global_id(0); vstore{{w}}({{f}}(vload{{w}}(i, x)), i, o); }}}}
+kernel void b_{{f}}(global const double *x, global long *o) {{{{
+  size_t i = get_global_id(0); double{{w}} v = (double{{w}})({{comps}}); vstore{{w}}({{f}}(v), i, o); }}}}
+''' for f in names)
+    prog = cl.Program(ctx, src).build()
+    n = len(x) // w
+    for f in names:
+        for kind in ("v", "b"):
+            getattr(prog, kind + "_" + f)(q, (n,), None, X, O)
+            got = np.zeros(len(x), np.int64)
+            cl.enqueue_copy(q, got, O); q.finish()
+            expect = np.where(want[f], -1, 0)[:n * w]
+            for i in np.nonzero(got[:n * w] != expect)[0][:3]:
+                print("FAIL", kind, f, "double" + str(w), x[i], x[i:i+1].view(np.uint64), got[i], "not", expect[i])
+print("OK")
+""")

@@ -145,3 +145,29 @@ kernel void k4(global const {ctype} *x, global {ctype} *s, global {ctype} *c) {{
                     print(f"FAIL sincos {ctype} {opts} {name} {what}({x[i]!r}) = {got[i]!r}, not {want[i]!r}")
 print("OK")
 """)
+
+
+def test_half_precision_trig(python_with_icd):
+    """half_sin, half_cos, half_tan (float, every width): within the spec's 8192 ulp for
+    |x| <= 2^16 (clspv's were up to 1e5 ulp off from |x| = 512), NaN for +-inf and NaN."""
+    out = run(python_with_icd, """
+rng = np.random.default_rng(12)
+x = np.concatenate([rng.uniform(-65536, 65536, 3000), rng.uniform(-600, 600, 1000),
+                    rng.uniform(-2, 2, 500), [0.0, -0.0, 512.0, -512.0390625, 65536.0, -65536.0,
+                    float.fromhex("-0x1.00dp+9"), 1e-30, -1e-40]]).astype(np.float32)
+x = x[:len(x) - len(x) % 16]
+for name in ("sin", "cos", "tan"):
+    for width in (1, 16):
+        got = survey.run(ctx, q, "half_" + name, "float", x, None, width)
+        errs, wrong = ref.errors(name, np.float32, x, got, None, flush=flush)
+        worst = float(np.max(errs[np.isfinite(errs)], initial=0.0))
+        print(f"half_{name} float{width} max {worst:.3f} ulp (limit 8192) over {len(x)} inputs")
+        for i in np.nonzero(errs > 8192)[0][:3]:
+            print(f"FAIL half_{name}({x[i]!r}) = {got[i]!r}: {errs[i]:.1f} ulp")
+    special = np.array([np.inf, -np.inf, np.nan], np.float32)
+    got = survey.run(ctx, q, "half_" + name, "float", special, None)
+    if not np.all(np.isnan(got)):
+        print(f"FAIL half_{name}({special}) = {got}")
+print("OK")
+""")
+    print(out)

@@ -166,3 +166,12 @@ def test_classify_names_a_filtered_single_test_by_its_argument():
     assert list(got) == ["float_rtz_int"] and got["float_rtz_int"]["status"] == "fail"
     both = run_cts.classify({"a": "pass", "b": "pass"}, ["a"], 0, "", 1.0)
     assert sorted(both) == ["a", "b"]
+
+
+def test_classify_fails_a_filter_the_binary_could_not_read():
+    """`test_conversions conversions` (the name --list gives) tests nothing and says PASSED:
+    the record is a failure that says why."""
+    log = ("conversions...\n\t\t**** ERROR:  Unable to parse function name conversions.  Skipping....  *****\n"
+           "conversions passed\nPASSED sub-test.\n")
+    got = run_cts.classify({"conversions": "pass"}, ["conversions"], 0, log, 0.5)["conversions"]
+    assert got["status"] == "fail" and "could not read the sub-test name 'conversions'" in got["messages"][0]

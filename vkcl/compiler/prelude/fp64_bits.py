@@ -1,10 +1,13 @@
 """Double builtins computed exactly on the bits: copysign, signbit, sign, round, ilogb, logb,
-frexp, modf, fract, ldexp, nextafter, fdim, maxmag, minmag (fabs is fabs.py's). clspv's double
-ones are wrong (round works in float, ilogb(1.5) = INT_MIN, signbit(double) aborts clspv and
-fdim(double3) crashes it, NaN and infinity go wrong in logb, frexp, modf, fract, ldexp,
-nextafter, maxmag and minmag; sign(-0) is +0). One part per builtin; each is exact, with C99
-Annex F's and OpenCL's special values. clspv's trunc, floor, fmax and fmin of doubles are right
-(tests/icd/test_math_fp64.py) and are used.
+frexp, modf, fract, ldexp, nextafter, fdim, maxmag, minmag, isfinite, isnormal (fabs is
+fabs.py's). clspv's double ones are wrong (round works in float, ilogb(1.5) = INT_MIN,
+signbit(double) aborts clspv and fdim(double3) crashes it, NaN and infinity go wrong in logb,
+frexp, modf, fract, ldexp, nextafter, maxmag and minmag; sign(-0) is +0; isfinite and isnormal
+of a double2-4 built from scalars go through its fabs, which masks 32 bits of 64: isfinite(-inf)
+was true, isnormal always false; its isinf and isnan are right, and stay, so that the many
+programs that test floats with them do not compile this part). One part per builtin; each is
+exact, with C99 Annex F's and OpenCL's special values. clspv's trunc, floor, fmax and fmin of
+doubles are right (tests/icd/test_math_fp64.py) and are used.
 """
 from __future__ import annotations
 
@@ -16,6 +19,12 @@ F = INTERNAL
 # BITS has it already)
 _FUNCTIONS = {
     "copysign": ("gg", "g", ""),
+    "isfinite": ("g", "r", f"{F} int __vkcl_fp64_isfinite(double x) {{ return __vkcl_fp64_finite(x); }}\n"),
+    "isnormal": ("g", "r", f"""{F} int __vkcl_fp64_isnormal(double x) {{
+  uint e = as_uint2(x).y & 0x7FF00000U;
+  return e != 0U && e != 0x7FF00000U;
+}}
+"""),
     "signbit": ("g", "r", f"{F} int __vkcl_fp64_signbit(double x) {{ return (int)(as_uint2(x).y >> 31); }}\n"),
     "sign": ("g", "g", f"""{F} double __vkcl_fp64_sign(double x) {{
   return __vkcl_fp64_isnan(x) ? 0.0 : x == 0.0 ? x : __vkcl_fp64_copysign(1.0, x);

@@ -1,7 +1,8 @@
 """exp, exp10, expm1, log, log2, log10, log1p, pow, pown, powr, rootn and cbrt of doubles, on the
 double-double kernels of fp64_dd.py. clspv's are wrong: exp(10) is 660 ulps off, exp10 500,
 expm1(-0) is +0, log(inf) is 709.78, pow(NaN, NaN) is 1, cbrt(inf) NaN, and the special values
-of pow, pown, powr and rootn go wrong. (clspv's exp2 of doubles is right and stays.)
+of pow, pown, powr and rootn go wrong. (clspv's exp2 of doubles is right, but exp2(1024) is 1
+(the CTS): the part sends x >= 1024 to +inf and the rest to it.)
 
 Each is computed in double-double and rounded once, but for a denormal result (scaled after
 rounding: within an ulp); pow, pown, powr and rootn form y ln|x| as a double-double from
@@ -12,7 +13,7 @@ OpenCL's additions (pown(x, 0) = 1, powr and rootn's own rules).
 from __future__ import annotations
 
 from vkcl.compiler.prelude.common import guarded
-from vkcl.compiler.prelude.fp64_common import HELPER, INTERNAL, Part, once, overload_set
+from vkcl.compiler.prelude.fp64_common import BITS, HELPER, INTERNAL, Part, once, overload_set
 from vkcl.compiler.prelude.fp64_dd import EXP, LOG, dd
 
 F, H = INTERNAL, HELPER
@@ -95,6 +96,8 @@ _SCALARS = {
   return l.x + l.y;
 }}
 """),
+    # clspv's exp2 scales its result by 2^1024 at x = 1024 exactly, which wraps to 1
+    "exp2": (BITS, f"{F} double __vkcl_fp64_exp2(double x) {{ return x >= 1024.0 ? {INF} : exp2(x); }}\n"),
     "log2": (LOG, f"""{F} double __vkcl_fp64_log2(double x) {{
   if (!(x > 0.0) || __vkcl_fp64_isinf(x)) return x == 0.0 ? -{INF} : x < 0.0 ? {NAN} : x + x;
   int e;

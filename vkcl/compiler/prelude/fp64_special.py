@@ -137,6 +137,12 @@ _LGAMMA = _GAMMA + once("LGAMMA", guarded("double", f"""
   }}
   double2 l = __vkcl_dd_log_dd(w);
   if (y < 0x1p-60) l = -l;  /* ln |gamma(x)| = -ln |x| - euler's constant x + ... */
+  else if (x >= 0x1p1000) {{
+    /* y (ln y - 1), scaled by 2^-64 so that no step overflows where the result nears DBL_MAX
+       (Stirling's products did: NaN); the rest of the series is below 2^-1000 of it */
+    l = __vkcl_dd_mul_d(__vkcl_dd_add_d(l, -1.0), y * 0x1p-64);
+    return (double2)((l.x + l.y) * 0x1p64, sign);
+  }}
   else if (big) {{
     double2 st = __vkcl_dd_stirling(y, x > 0.0 ? l : __vkcl_dd_log(y));
     l = x > 0.0 ? st : __vkcl_dd_add(__vkcl_dd_add(l, {dd('ln_pi')}), -st);

@@ -1,7 +1,8 @@
 """sin, cos, tan, sincos, sinpi, cospi, tanpi for float and double (half through float), every
 width. clspv's are wrong: float sin/cos/tan lose all accuracy for |x| >= 512 on lavapipe (its
 libclc code needs a fused fma; Vulkan's Fma is not fused there), double cos(x) is 1 and sin,
-tan garbage, sinpi(1) is -0 and cospi(0.5) -0 (the spec: +0), half sin/cos/tan wrong.
+tan garbage, sinpi(1) is -0 and cospi(0.5) -0 (the spec: +0), half sin/cos/tan wrong; the
+half_sin/half_cos/half_tan of floats too (through clspv's sin/cos/tan).
 
 sin/cos/tan: the reduction of trig_reduce.py, then minimax polynomials on [-pi/4, pi/4]
 (tan = sin/cos with a corrected quotient). sinpi/cospi/tanpi: exact reduction (x - n/2 is exact
@@ -156,16 +157,27 @@ _TANPI = """  if (!__vkcl_trig_finite(x)) return __vkcl_trig_nan(x);
   return __vkcl_trig_xorsign(v, __vkcl_trig_signbit(x));
 """
 
-NAMES = ("sin", "cos", "tan", "sincos", "sinpi", "cospi", "tanpi")
+def _half_precision(name: str) -> str:
+    """half_<name> (float only, every width) as vkcl's <name>: within its limit of 8192 ulp
+    wherever that holds (|x| <= 2^16), and beyond."""
+    return ("".join(f"{F} float{w} __vkcl_half_{name}(float{w} x) {{ return __vkcl_{name}(x); }}\n"
+                    for w in WIDTHS) +
+            f"#define half_{name}(x) __vkcl_half_{name}(x)\n")
+
+
+# half_sin/cos/tan: clspv's are up to 1e5 ulp off from |x| = 512 (the spec's limit: 8192 for |x| <= 2^16)
+HALF_NAMES = ("half_sin", "half_cos", "half_tan")
+NAMES = ("sin", "cos", "tan", "sincos", "sinpi", "cospi", "tanpi") + HALF_NAMES
 # helpers first (a part for the names that need them), then one part per builtin
 PARTS = (
-    Part(NAMES[:4], KERNELS),
-    Part(NAMES[4:], PI_KERNELS),
-    Part(("sin",), builtin("sin", 1, _SIN)),
-    Part(("cos",), builtin("cos", 1, _COS)),
-    Part(("tan",), builtin("tan", 1, _TAN)),
+    Part(NAMES[:4] + HALF_NAMES, KERNELS),
+    Part(NAMES[4:7], PI_KERNELS),
+    Part(("sin", "half_sin"), builtin("sin", 1, _SIN)),
+    Part(("cos", "half_cos"), builtin("cos", 1, _COS)),
+    Part(("tan", "half_tan"), builtin("tan", 1, _TAN)),
     Part(("sincos",), _sincos()),
     Part(("sinpi",), builtin("sinpi", 1, _SINPI)),
     Part(("cospi",), builtin("cospi", 1, _COSPI)),
     Part(("tanpi",), builtin("tanpi", 1, _TANPI)),
+    *(Part((f"half_{n}",), _half_precision(n)) for n in ("sin", "cos", "tan")),
 )
