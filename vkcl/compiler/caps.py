@@ -70,6 +70,10 @@ class DeviceCaps:
     # Memory scopes of fences and atomics made Subgroup (spirv_scopes.py): on llvmpipe a wider
     # one acts as a work-group barrier, and in divergent code some work-items never finish.
     narrow_memory_scopes: bool = False
+    # Adjacent 8/16/32-bit global loads and stores merged into 64-bit ones (spirv_merge_access.py):
+    # llvmpipe makes each a loop over its batch of work-items, and its compile time grows with
+    # the square of their number (a vector of 16 chars is 16 of them).
+    merge_narrow_accesses: bool = False
     # Every loop unrolled this many times (LLVM's -unroll-count, each copy keeping its exit test
     # where the trip count is unknown) while the unrolled loop stays under `loop_unroll_size`
     # (LLVM's size units; also the runtime-unroll budget of larger loops). For llvmpipe, which

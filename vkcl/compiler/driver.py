@@ -20,8 +20,8 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, packed_locals, pointer_units,
-                           prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_printf, struct_copies,
-                           toolchain, vector_inserts)
+                           prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_merge_access,
+                           spirv_printf, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
@@ -208,7 +208,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        _attach_output(result, out.binary, opts, caps, bounds)
+        merge = caps.merge_narrow_accesses and input_kind == "cl" and not any(
+            spirv_merge_access.may_be_volatile(s, opts.include_dirs, headers,
+                                               " ".join(a for a in args + more if a.startswith("-D")))
+            for s in inputs)
+        _attach_output(result, out.binary, opts, caps, bounds, merge)
         if renamed and result.reflection is not None:
             byvalue_args.restore_names(result.reflection, renamed)
     result.seconds = time.perf_counter() - start
@@ -264,7 +268,7 @@ _RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
 def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps,
-                   check_bounds: bool = False) -> None:
+                   check_bounds: bool = False, merge_accesses: bool = False) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -277,7 +281,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
-                                    narrow_scopes=caps.narrow_memory_scopes)
+                                    narrow_scopes=caps.narrow_memory_scopes,
+                                    merge_accesses=merge_accesses)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.
