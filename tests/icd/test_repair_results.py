@@ -5,7 +5,8 @@ values (NaN with a payload, +-inf, +-0, denormals, the largest and smallest floa
 test_unrolled_loops.py; 10: test_integer_dot_product.py; 11: test_argument_conversions.py; 15:
 test_atomics_order.py; 16: test_kernels_pyopencl.py's split launches; 17: here, edge doubles; 18:
 test_pyopencl_regressions.py's float64 scans; 19: test_structs.py's private arrays of padded
-structs, edge values bit for bit.)"""
+structs, edge values bit for bit; 20: test_byte_extracts.py; 21: test_zero_operands.py, every
+result against IEEE arithmetic; llvmpipe's merged accesses: test_merged_accesses.py.)"""
 import pytest
 
 from test_kernels_pyopencl import run

@@ -56,3 +56,15 @@ def dev():
     if inst is None or not inst.physical_devices:
         pytest.skip("no usable Vulkan device")
     return logical_device(inst.physical_devices[0])
+
+
+@pytest.fixture
+def valid_spirv(tmp_path):
+    """A check that a module passes spirv-val for Vulkan 1.3."""
+    import subprocess
+
+    def check(data: bytes) -> bool:
+        path = tmp_path / "module.spv"
+        path.write_bytes(data)
+        return subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(path)]).returncode == 0
+    return check

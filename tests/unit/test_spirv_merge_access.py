@@ -3,8 +3,6 @@ run of 8/16/32-bit loads or stores of consecutive elements becomes 64-bit access
 ones, runs cut by a global access that may alias, and other devices' SPIR-V are untouched.
 The results (edge values, aliasing pointers) are checked on the device in
 tests/icd/test_merged_accesses.py."""
-import subprocess
-
 from vkcl import compiler
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_merge_access import merge_narrow_accesses
@@ -53,13 +51,7 @@ def _accesses(data: bytes) -> dict[str, dict[int, int]]:
     return found
 
 
-def _valid(tmp_path, data: bytes) -> bool:
-    path = tmp_path / "m.spv"
-    path.write_bytes(data)
-    return subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(path)]).returncode == 0
-
-
-def test_llvmpipe_gets_merged_accesses(tmp_path):
+def test_llvmpipe_gets_merged_accesses(valid_spirv):
     plain = compiler.compile_source(COPIES, "", compiler.DeviceCaps())
     merged = compiler.compile_source(COPIES, "", compiler.DeviceCaps(merge_narrow_accesses=True))
     assert plain.ok and merged.ok, plain.log + merged.log
@@ -69,18 +61,18 @@ def test_llvmpipe_gets_merged_accesses(tmp_path):
     assert before["store"].get(16) == 8 + 16 and before["store"].get(32) == 16, before
     # merged: the same 16 + 16 + 64 + 32 bytes each way in 64-bit accesses, nothing narrow left
     assert after["load"] == after["store"] == {64: 2 + 2 + 8 + 4}, after
-    assert _valid(tmp_path, merged.spirv)
+    assert valid_spirv(merged.spirv)
     assert merge_narrow_accesses(merged.spirv) == merged.spirv  # nothing left to merge
 
 
-def test_accesses_that_may_alias_or_are_volatile_stay_apart(tmp_path):
+def test_accesses_that_may_alias_or_are_volatile_stay_apart(valid_spirv):
     caps = compiler.DeviceCaps(merge_narrow_accesses=True)
     for src in (INTERLEAVED, VOLATILE):
         result = compiler.compile_source(src, "", caps)
         assert result.ok, result.log
         assert 64 not in _accesses(result.spirv)["load"] and 64 not in _accesses(result.spirv)["store"]
         assert _accesses(result.spirv)["store"].get(8) == 8
-        assert _valid(tmp_path, result.spirv)
+        assert valid_spirv(result.spirv)
 
 
 def test_other_devices_keep_clspv_accesses():

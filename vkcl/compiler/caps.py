@@ -74,6 +74,9 @@ class DeviceCaps:
     # llvmpipe makes each a loop over its batch of work-items, and its compile time grows with
     # the square of their number (a vector of 16 chars is 16 of them).
     merge_narrow_accesses: bool = False
+    # Float operations with a constant +0.0 operand rewritten with it negated (repair 21,
+    # spirv_zero_operands.py): llvmpipe folds x * 0.0 to 0, x + 0.0 to x and so on.
+    negate_zero_operands: bool = False
     # Every loop unrolled this many times (LLVM's -unroll-count, each copy keeping its exit test
     # where the trip count is unknown) while the unrolled loop stays under `loop_unroll_size`
     # (LLVM's size units; also the runtime-unroll budget of larger loops). For llvmpipe, which

@@ -281,7 +281,7 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
-                                    narrow_scopes=caps.narrow_memory_scopes,
+                                    narrow_scopes=caps.narrow_memory_scopes, zero_operands=caps.negate_zero_operands,
                                     merge_accesses=merge_accesses)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)

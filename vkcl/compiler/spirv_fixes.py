@@ -71,6 +71,10 @@
 20. Vectors of more than four elements (spirv_wide_vectors.py): InstCombine's bitcasts of a
    ulong3/ulong4 to <24 x i8>/<32 x i8> (from `(uchar)(v.s1 >> 8)`), which clspv leaves in
    its SPIR-V (invalid; lavapipe failed the pipeline), become shifts of the wide element.
+21. Float operations on a constant +0.0 on llvmpipe (spirv_zero_operands.py): lavapipe's code
+   generator folds `x * 0.0` to 0, `0.0 / x` to 0, `x / 0.0` to undefined, `x + 0.0` to x and
+   `0.0 - x` to -x, whatever x is (inf, NaN, -0); the constant is negated through exact
+   identities (`x * 0.0 = -(x * -0.0)`, `x + 0.0 = x - (-0.0)`, ...).
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -96,12 +100,13 @@ from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
 from vkcl.compiler.spirv_merge_access import merge_narrow_accesses
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
+from vkcl.compiler.spirv_zero_operands import fix_zero_operands
 from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 21
+VERSION = 22
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -119,14 +124,16 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
-           float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, merge_accesses: bool = False) -> bytes:
+           float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
+           merge_accesses: bool = False) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
     -cl-fast-relaxed-math); `relaxed_atomics`: the program's OpenCL C version has only the 1.x
     atomic functions; `float_modes`: the float widths whose (signed zeros, infinities and NaNs),
     (denormals) the device preserves, and those it rounds to nearest even on request;
-    `narrow_scopes`: memory scopes made Subgroup (llvmpipe, repair 15); `merge_accesses`:
+    `narrow_scopes`: memory scopes made Subgroup (llvmpipe, repair 15); `zero_operands`: float
+    operations on a constant +0.0 rewritten (llvmpipe, repair 21); `merge_accesses`:
     adjacent narrow global accesses merged (llvmpipe's compile time, spirv_merge_access.py)."""
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
@@ -148,6 +155,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     data = split_wide_bitcasts(data)
     if narrow_scopes:
         data = narrow_memory_scopes(data)
+    if zero_operands:
+        data = fix_zero_operands(data)
     if merge_accesses:
         data = merge_narrow_accesses(data)
     return relax_atomics(data) if relaxed_atomics else data
