@@ -34,6 +34,7 @@ def _program(ctype: str) -> str:
     body = "\n  ".join(lines).replace("T2", f"{ctype}2").replace("Z", f"(({ctype})0.0)")
     return f"""
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 kernel void k(global const {ctype} *in, global {ctype} *out) {{
   size_t i = get_global_id(0);
   {ctype} x = in[i];
@@ -41,6 +42,9 @@ kernel void k(global const {ctype} *in, global {ctype} *out) {{
   global {ctype} *o = out + i * {len(SCALAR) + 2 * len(VECTOR)};
   {body}
 }}"""
+
+
+CONFIG = {"float16": "HALF", "float32": "SINGLE", "float64": "DOUBLE"}
 
 
 def _check(dtype: str, ctype: str) -> str:
@@ -56,12 +60,12 @@ p = cl.Program(ctx, '''{_program(ctype)}''').build()
 O = out(np.zeros(per * len(inputs), T))
 p.k(q, (len(inputs),), None, buf(inputs), O)
 got = get(O, np.zeros(per * len(inputs), T)).reshape(len(inputs), per)
-denorm = bool(dev.get_info(cl.device_info.{"DOUBLE" if dtype == "float64" else "SINGLE"}_FP_CONFIG) & cl.device_fp_config.DENORM)
+denorm = bool(dev.get_info(cl.device_info.{CONFIG[dtype]}_FP_CONFIG) & cl.device_fp_config.DENORM)
 def reference(x):
     v = np.array([x, -x], T)
     with np.errstate(all="ignore"):
         return np.concatenate([{", ".join(reference)}])
-uint = {{"float32": np.uint32, "float64": np.uint64}}["{dtype}"]
+uint = {{"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}}["{dtype}"]
 for n, x in enumerate(inputs):
     wants = [reference(x)]
     if not denorm and x != 0 and abs(x) < np.finfo(T).tiny:
@@ -84,3 +88,10 @@ def test_double_operations_on_constant_zero(python_with_icd):
 if "cl_khr_fp64" not in dev.extensions:
     print("OK"); raise SystemExit
 """ + _check("float64", "double"))
+
+
+def test_half_operations_on_constant_zero(python_with_icd):
+    run(python_with_icd, """
+if "cl_khr_fp16" not in dev.extensions:
+    print("OK"); raise SystemExit
+""" + _check("float16", "half"))

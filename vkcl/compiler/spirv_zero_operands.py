@@ -2,7 +2,8 @@
 generator (Mesa 22.3's gallivm) simplifies it as if IEEE had no infinities, NaNs or signed zeros.
 
 gallivm builds each float add, multiply and divide through helpers that return early when an
-operand is its constant zero (the null vector, which +0.0 is and -0.0 is not): `x * 0.0` is 0
+operand is its constant zero (the null vector, which +0.0 is and -0.0 is not; a conversion of a
+zero constant, such as a half 0.0 widened to float, is folded to one first): `x * 0.0` is 0
 (for x = inf or NaN too, and +0 for negative x), `0.0 / x` is 0 (for x = 0 or NaN too), `x / 0.0`
 is undefined (seen: 0 for every x, or NaN), `x + 0.0` and `0.0 + x` are x (-0 for x = -0), and
 `0.0 - x` is -x (-0 for x = +0). lavapipe runs a vector operation one component at a time, so a
@@ -29,6 +30,7 @@ OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR = 20, 21, 22, 23
 OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT, OP_CONSTANT_COMPOSITE, OP_CONSTANT_NULL = 41, 42, 43, 44, 46
 OP_BITCAST, OP_IEQUAL, OP_LOGICAL_AND, OP_SELECT = 124, 170, 167, 169
 OP_EXT_INST_IMPORT, OP_EXT_INST, GLSL_FMA = 11, 12, 50
+OP_FCONVERT = 115
 OP_FUNCTION, OP_DECORATE, OP_MEMBER_DECORATE = 54, 71, 72
 OP_FNEGATE, OP_FADD, OP_FSUB, OP_FMUL, OP_FDIV, OP_FREM = 127, 129, 131, 133, 136, 140
 OP_VECTOR_TIMES_SCALAR = 142
@@ -61,6 +63,7 @@ class _Fixer:
         self.composites: dict[int, tuple[int, tuple[int, ...]]] = {}  # id -> (type, lane ids)
         self.nulls: dict[int, int] = {}                                # OpConstantNull id -> type
         self.negated: dict[int, int] = {}
+        self.converts: dict[int, tuple[int, int]] = {}                 # OpFConvert id -> (type, operand)
         self.glsl = None
         for inst in module.insts:
             op = Module.opcode(inst)
@@ -72,6 +75,8 @@ class _Fixer:
                 self.composites[inst[2]] = (inst[1], tuple(inst[3:]))
             elif op == OP_CONSTANT_NULL:
                 self.nulls[inst[2]] = inst[1]
+            elif op == OP_FCONVERT and len(inst) == 4:
+                self.converts[inst[2]] = (inst[1], inst[3])
 
     # -- constants --------------------------------------------------------------------------
     def _float_type(self, type_id: int) -> int | None:
@@ -91,7 +96,14 @@ class _Fixer:
             if scalar is None:
                 return None
             count = self.m.types[type_id][3] if Module.opcode(self.m.types[type_id]) == OP_TYPE_VECTOR else 1
-            return [(scalar, (0,) * (2 if self.m.types[scalar][2] == 64 else 1))] * count
+            return [(scalar, self._zero_words(self.m.types[scalar][2], False))] * count
+        if value in self.converts:  # a conversion of zeros (the driver folds it): zeros
+            type_id, operand = self.converts[value]
+            scalar, source = self._float_type(type_id), self._lanes(operand)
+            if scalar is None or source is None or not all(any(self._sign_words(t, w)) for t, w in source):
+                return None
+            width = self.m.types[scalar][2]
+            return [(scalar, self._zero_words(width, self._sign_words(t, w)[1])) for t, w in source]
         if value in self.composites:
             lanes = [self._lanes(lane) for lane in self.composites[value][1]]
             if any(lane is None or len(lane) != 1 for lane in lanes):
@@ -101,6 +113,11 @@ class _Fixer:
         if found is None or self._float_type(found[0]) != found[0]:
             return None
         return [found]
+
+    @staticmethod
+    def _zero_words(width: int, negative: bool) -> tuple[int, ...]:
+        sign = (1 << ((width - 1) % 32)) if negative else 0
+        return (0, sign) if width == 64 else (sign,)
 
     def _sign_words(self, type_id: int, words: tuple[int, ...]) -> tuple[bool, bool]:
         """(is +0.0, is -0.0) of a float constant's words."""
