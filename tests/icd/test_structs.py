@@ -260,16 +260,14 @@ print("OK")
 def test_radix_sort_and_key_value_sort_build_and_sort(python_with_icd):
     # pyopencl's radix sort keeps a struct scan type in local memory (`psc_ldata[K + 1][WG_SIZE
     # + 1]` of `struct { scan_t value; }`) and copies `.value` into private variables: clspv
-    # looped for ever on that copy (vkcl's 120 s timeout ended the build).
+    # looped for ever on that copy (the worker stops such a loop and the build fails; no time
+    # is asserted: it depends on the machine's load).
     run(python_with_icd, """
 from pyopencl.algorithm import RadixSort, KeyValueSorter
-t0 = time.perf_counter()
 sort = RadixSort(ctx, "int *ary", key_expr="ary[i]", sort_arg_names=["ary"])
 a = np.array([5, 3, 2**31 - 1, 0, 7, 7, 1, 65535, 3, 2**30], np.int32)
 (s,), _ = sort(cla.to_device(q, a), key_bits=32)
 assert np.array_equal(s.get(), np.sort(a))
-built = time.perf_counter() - t0
-assert built < 60, built
 for n in (10, 1000, 65536):
     a = rng.integers(0, 2**16, n).astype(np.int32)
     (s,), _ = sort(cla.to_device(q, a), key_bits=16)
@@ -281,7 +279,7 @@ starts, lists, _ = kvs(q, cla.to_device(q, keys), cla.to_device(q, values), 300,
 starts, lists = starts.get(), lists.get()
 for k in range(300):
     assert sorted(lists[starts[k]:starts[k + 1]]) == sorted(np.nonzero(keys == k)[0]), k
-print("OK", built)
+print("OK")
 """)
 
 
