@@ -123,10 +123,11 @@ class DeviceCaps:
         """A stable text naming these caps: equal caps, equal key, across runs and versions."""
         return f"caps{CAPS_FORMAT}:" + json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
-    def clspv_args(self, packed_structs: bool = True) -> list[str]:
+    def clspv_args(self, packed_structs: bool = True, unroll_loops: bool = True) -> list[str]:
         """The device-dependent clspv options (language and user options are not included).
         `packed_structs`: whether clspv may rewrite struct accesses as bytes (needed for packed
-        structs; see byvalue_args.declares_packed for why it is not always on)."""
+        structs; see byvalue_args.declares_packed for why it is not always on); `unroll_loops`:
+        whether `loop_unroll_count` applies (not to programs with barriers: see driver.py)."""
         args = ["-arch=spir64" if self.address_bits == 64 else "-arch=spir"]
         if self.physical_addressing:
             args.append("-physical-storage-buffers")
@@ -159,7 +160,7 @@ class DeviceCaps:
             args.append("-unroll-runtime")
             if self.unroll_partial_threshold:
                 args.append(f"-unroll-partial-threshold={self.unroll_partial_threshold}")
-        if self.loop_unroll_count:
+        if self.loop_unroll_count and unroll_loops:
             args.append(f"-unroll-count={self.loop_unroll_count}")
             if self.loop_unroll_size:
                 args += [f"-unroll-threshold={self.loop_unroll_size}",

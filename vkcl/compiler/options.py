@@ -100,11 +100,12 @@ class BuildOptions:
         return shlex.join(parts)
 
     def clspv_args(self, caps: DeviceCaps, *, input_kind: str = "cl", output_kind: str = "spirv",
-                   extra_include_dirs: tuple[str, ...] = (), packed_structs: bool = True) -> list[str]:
+                   extra_include_dirs: tuple[str, ...] = (), packed_structs: bool = True,
+                   unroll_loops: bool = True) -> list[str]:
         """The complete clspv argument list for one compile of this program on `caps`.
 
         input_kind: "cl" (OpenCL C) or "ir" (LLVM bitcode); output_kind: "spirv" or "bitcode";
-        packed_structs: see DeviceCaps.clspv_args.
+        packed_structs, unroll_loops: see DeviceCaps.clspv_args.
         """
         if input_kind not in ("cl", "ir") or output_kind not in ("spirv", "bitcode"):
             raise ValueError(f"bad input/output kind {input_kind!r}/{output_kind!r}")
@@ -128,7 +129,7 @@ class BuildOptions:
             # cl_khr_integer_dot_product defines its feature macros for every OpenCL C version,
             # and its built-ins are declared under them.
             args += [f"-D{f}" for f in caps.features if f.startswith("__opencl_c_integer_dot_product")]
-        args += caps.clspv_args(packed_structs)
+        args += caps.clspv_args(packed_structs, unroll_loops)
         for flag in sorted(self.flags):
             spelling = _CLSPV_SPELLING.get(flag)
             if spelling and spelling not in args:
