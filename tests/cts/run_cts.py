@@ -28,8 +28,10 @@ A suite is named as its binary without `test_` (`bruteforce` is math_brute_force
 `--update` merges the sub-tests run into an earlier <suite>.json instead of replacing it;
 `--whole` runs each suite as one process (for binaries whose sub-tests cannot be listed this
 happens anyway). test_conversions lists one test, `conversions`, which it cannot take as a
-sub-test name: name conversions (`conversions:float_rtz_int,...`) or use `--whole` (a name it
-cannot read is recorded as a failure, not the pass it reports).
+sub-test name: `conversions` alone runs every conversion it knows (1,045: each
+`<dst>[_sat][_rte|_rtp|_rtn|_rtz]_<src>`, `_sat` for integer destinations), one process each;
+or name conversions (`conversions:float_rtz_int,...`), or use `--whole` (a name it cannot read
+is recorded as a failure, not the pass it reports).
 
 Building the CTS, once, beside the checkout (nothing of it belongs in this repository). A fresh
 machine cannot reach GitHub, so the sources come as git mirrors copied onto it:
@@ -95,6 +97,17 @@ def vendors_dir(icd: Path, scratch: Path) -> Path:
     text = icd.read_text() if icd.suffix == ".icd" else str(icd.resolve()) + "\n"
     (scratch / "under_test.icd").write_text(text)
     return scratch
+
+
+_INTEGERS = ("uchar", "char", "ushort", "short", "uint", "int", "ulong", "long")
+
+
+def conversion_names() -> list[str]:
+    """Every conversion test_conversions takes as a sub-test name."""
+    types = _INTEGERS + ("half", "float", "double")
+    return [f"{dst}{sat}{rnd}_{src}" for dst in types for src in types
+            for sat in (("", "_sat") if dst in _INTEGERS else ("",))
+            for rnd in ("", "_rte", "_rtp", "_rtn", "_rtz")]
 
 
 def parse_listing(text: str) -> list[str]:
@@ -252,7 +265,9 @@ def run_suite(spec: str, opts, env: dict) -> dict:
     suite = suite.removeprefix("test_")
     binary = find_binary(opts.cts, suite)
     names = [n for n in wanted.split(",") if n]
-    if not names and not opts.whole:
+    if not names and not opts.whole and suite == "conversions":
+        names = conversion_names()
+    elif not names and not opts.whole:
         listing = subprocess.run([str(binary), "--list"], cwd=binary.parent, env=env,
                                  capture_output=True, text=True, timeout=120)
         names = parse_listing(listing.stdout)

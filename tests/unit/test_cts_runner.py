@@ -175,3 +175,11 @@ def test_classify_fails_a_filter_the_binary_could_not_read():
            "conversions passed\nPASSED sub-test.\n")
     got = run_cts.classify({"conversions": "pass"}, ["conversions"], 0, log, 0.5)["conversions"]
     assert got["status"] == "fail" and "could not read the sub-test name 'conversions'" in got["messages"][0]
+
+
+def test_every_conversion_is_named():
+    """`conversions` alone runs each conversion test_conversions knows, one process each."""
+    names = run_cts.conversion_names()
+    assert len(names) == len(set(names)) == 1045
+    assert {"float_rtz_int", "int_sat_rte_double", "uchar_sat_half", "double_ulong", "half_rtn_float"} <= set(names)
+    assert not any(n.startswith(("float_sat", "half_sat", "double_sat")) for n in names)
