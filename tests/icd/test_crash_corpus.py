@@ -1,8 +1,8 @@
 """The crash corpus (issue 21): OpenCL C that is valid but crashed clspv (pyclspv 0.0.1) or
-gave SPIR-V that crashed lavapipe, each case the smallest program that did. Every case must
+gave SPIR-V that lavapipe crashed on or refused, each case the smallest program that did. Every case must
 build and compute what the host computes, bit for bit. The routes around the crashes live in
-the prelude (prelude/*.py) and the compiler's rewrites (struct_copies, vector_inserts,
-spirv_private_chains); the SPIR-V-input crashes are tests/icd/test_il_lowering.py's."""
+the prelude (prelude/*.py) and the compiler's rewrites (struct_copies, packed_locals,
+vector_inserts, spirv_private_chains); the SPIR-V-input crashes are tests/icd/test_il_lowering.py's."""
 import pytest
 
 pytest.importorskip("pyopencl")
@@ -125,6 +125,42 @@ for g in range(N):
 for f in ("c", "i", "s"):
     same(got[f], want[f], "padded struct field " + f)
 same(got["d"], want["d"], "padded struct field d")
+""",
+    # an int view of a double in an unpacked struct in local memory crashed clspv (SIGSEGV)
+    "int_view_of_a_double_in_a_local_struct": """
+src = '''typedef struct { double v; int d; } W;
+kernel void k(global const double *in, global int *out) {
+  local W l[16];
+  int i = get_local_id(0);
+  l[i].v = in[i]; l[i].d = i;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[2 * i] = ((local int *)&l[15 - i].v)[0];
+  out[2 * i + 1] = ((local int *)&l[15 - i].v)[1];
+  out[32 + i] = l[15 - i].d;
+}'''
+prog = cl.Program(ctx, src).build()
+o = np.zeros(3 * N, np.int32)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+prog.k(q, (N,), (N,), cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=specials), bo)
+cl.enqueue_copy(q, o, bo)
+same(o[:2 * N], specials[::-1].copy().view(np.int32), "int view of a local double")
+same(o[2 * N:], np.arange(N)[::-1].astype(np.int32), "the int beside it")
+""",
+    # a 16-byte wrapper struct copied between buffers from a folded index (pyopencl's complex128
+    # scans: `interval_results[g] = partial_scan_buffer[end - 1]`): clspv made it an i128 with an
+    # invalid constant and lavapipe refused the pipeline (CL_OUT_OF_RESOURCES at the launch)
+    "wrapped_double_pair_between_buffers": """
+src = '''typedef union { struct { double x, y; } __attribute__((aligned(16)));
+                 struct { double re, im; } __attribute__((aligned(16))); } C;
+kernel void k(global const C *in, global C *out, int n) { int i = get_global_id(0); out[i] = in[n + i - 1]; }'''
+x = np.concatenate([specials, specials[::-1], specials[:4]])
+o = np.zeros(2 * N + 4)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+cl.Program(ctx, src).build().k(q, (N,), None, cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x), bo,
+                               np.int32(2))
+cl.enqueue_copy(q, o, bo)
+same(o[:2 * N], x[2:2 * N + 2], "a double pair between buffers")
+same(o[2 * N:], np.zeros(4), "past the copies")
 """,
 }
 

@@ -170,6 +170,12 @@ kernel void reverse(global const T *in, global T *out)
     T t = in[i];
     out[n - 1 - i] = t;
 }
+kernel void between_buffers(global const T *in, global T *out, global W *wout, int n)
+{
+    size_t i = get_global_id(0);
+    out[i] = in[n + i - 1];      // the source's index folded into bytes by LLVM, then the other's
+    wout[n + i - 1].v = in[i];
+}
 kernel void private_swap(global const T *in, global T *out, uint shift)
 {
     T a[4];
@@ -187,7 +193,7 @@ kernel void private_swap(global const T *in, global T *out, uint shift)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_struct_layouts_through_local_and_private_memory(python_with_icd, layout):
+def test_struct_layouts_through_local_private_and_global_memory(python_with_icd, layout):
     decl, dtype, key_c, key_np = LAYOUTS[layout]
     run(python_with_icd, f"""
 dt = {dtype}
@@ -228,6 +234,11 @@ same(get(R, a[:groups]), a[slots[:, 0]])
 O = buf(np.zeros_like(a))
 p.reverse(q, (n,), None, A, O)
 same(get(O, a), a[::-1])
+
+O, WO = buf(np.zeros_like(a)), buf(np.zeros_like(a))
+p.between_buffers(q, (n - 8,), None, A, O, WO, np.int32(3))
+same(get(O, a)[:n - 8], a[2:n - 6])
+same(get(WO, a)[2:n - 6], a[:n - 8])
 
 O = buf(np.zeros_like(a))
 shift = 3
@@ -534,5 +545,77 @@ kernel void k(global const double *in, global double *out, global double *out2, 
     want = np.concatenate([np.zeros(k), x[:32]])
     for O in outs:
         assert np.array_equal(get(O, np.zeros(64 + k))[:32 + k].view(np.uint64), want.view(np.uint64)), (k, decl)
+print("OK")
+""")
+
+
+def test_packed_wrapper_copied_whole_and_read_as_ints_in_local_memory(python_with_icd):
+    # pyopencl's scans on a GPU keep a packed { scan_t value; int dummy; } in local memory, copy
+    # `.value` whole (a complex128 there: a union of structs) and write it out 32 bits at a time
+    # through `(local int *)&ldata[i][j].value`. The whole copies kept packed_locals from indexing
+    # the array as words, and clspv then read the wrong words; member by member, it is words.
+    run(python_with_icd, """
+src = r'''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef union { struct { double x, y; } __attribute__((aligned(16)));
+                struct { double real, imag; } __attribute__((aligned(16))); } C;
+struct __attribute__((packed)) w { C value; int dummy; };
+kernel void k(global const double *in, global const int *tags, global int *out, global int *tags_out)
+{
+    local struct w l[2][65];
+    int i = get_local_id(0), g = get_global_id(0), base = get_group_id(0) * 64;
+    l[1][i].value.x = in[2 * g];
+    l[1][i].value.y = in[2 * g + 1];
+    l[1][i].dummy = tags[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    C x = l[1][(i + 5) % 64].value;
+    l[0][63 - i].value = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < 4; j++) {
+        int li = j * 64 + i, idx = li / 4, rem = li - idx * 4;
+        out[4 * base + li] = ((local int *)&(l[0][idx].value))[rem];
+    }
+    tags_out[g] = l[1][i].dummy;
+}'''
+n = 256
+x = fill(np.dtype([('v', '<f8')]), 2 * n)['v'].copy()
+tags = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+p = cl.Program(ctx, src).build()
+O, T = buf(np.zeros(2 * n)), buf(np.zeros(n, np.int32))
+p.k(q, (n,), (64,), buf(x), buf(tags), O, T)
+lid = np.arange(n) % 64
+src_index = np.arange(n) - lid + (63 - lid + 5) % 64   # the pair each slot of l[0] holds
+want = x.reshape(-1, 2)[src_index].reshape(-1)
+assert np.array_equal(get(O, np.zeros(2 * n)).view(np.uint64), want.view(np.uint64))
+assert np.array_equal(get(T, tags), tags)
+print("OK")
+""")
+
+
+def test_complex128_scan(python_with_icd):
+    # pyopencl's complex128 scans: the copy `interval_results[g] = partial_scan_buffer[end - 1]`
+    # became an i128 with an invalid constant and lavapipe refused the pipeline. The values make
+    # every partial sum exact in any order: multiples of 2^960 (huge) and of the smallest
+    # denormal, -0, an infinity and a NaN.
+    run(python_with_icd, r"""
+import math
+from pyopencl.scan import GenericScanKernel
+knl = GenericScanKernel(ctx, np.complex128, arguments="__global cdouble_t *ary, __global cdouble_t *out",
+                        input_expr="ary[i]", scan_expr="cdouble_add(a, b)", neutral="cdouble_new(0, 0)",
+                        output_statement="out[i] = item;",
+                        preamble="#define PYOPENCL_DEFINE_CDOUBLE\n#include <pyopencl-complex.h>")
+for n in (1, 7, 1000, 100003):
+    x = (rng.integers(-50, 50, n) * 2.0 ** 960 + 1j * rng.integers(-50, 50, n) * 5e-324).astype(np.complex128)
+    x[0] = complex(-0.0, -0.0)
+    if n > 20:
+        x.real[n // 3] = math.inf
+        x.imag[2 * n // 3] = math.nan
+        x[5] = complex(-0.0, 5e-324)
+    X = cla.to_device(q, x)
+    Y = cla.empty_like(X)
+    knl(X, Y)
+    got = Y.get().view(np.float64)
+    want = np.cumsum(np.concatenate([[0j], x]))[1:].view(np.float64)  # the neutral first: 0 + -0 is +0
+    ok = (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
+    assert ok.all(), (n, np.nonzero(~ok)[0][:10])
 print("OK")
 """)

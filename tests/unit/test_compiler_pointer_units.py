@@ -61,6 +61,39 @@ def test_what_cannot_be_written_in_words_is_left_alone():
     assert packed_locals.rewrite(scalar) is not None
 
 
+
+UNPACKED = LAYOUT + """%struct.W = type { double, i32 }
+@l = internal addrspace(3) global [8 x %struct.W] undef, align 8
+@m = internal addrspace(3) global [8 x %struct.W] undef, align 8
+
+define spir_kernel void @k(i64 %a, ptr addrspace(1) %o) {
+entry:
+  %e = getelementptr inbounds [8 x %struct.W], ptr addrspace(3) @l, i64 0, i64 %a
+  %hi = getelementptr inbounds i32, ptr addrspace(3) %e, i64 1
+  %x = load i32, ptr addrspace(3) %hi, align 4
+  %c = getelementptr inbounds i32, ptr addrspace(3) getelementptr inbounds ([8 x %struct.W], ptr addrspace(3) @m, i64 0, i64 7), i64 1
+  %f = getelementptr inbounds [8 x %struct.W], ptr addrspace(3) @m, i64 0, i64 %a
+  %tag = getelementptr inbounds nuw %struct.W, ptr addrspace(3) %f, i32 0, i32 1
+  %same = getelementptr inbounds i32, ptr addrspace(3) %tag, i64 0
+  ret void
+}
+"""
+
+
+def test_a_local_array_of_structs_viewed_through_narrower_pointers_becomes_words():
+    # `((local int *)&l[i].v)[1]` for a double v in an unpacked struct crashed clspv (SIGSEGV)
+    lines = [line.strip() for line in packed_locals.rewrite(UNPACKED).splitlines()]
+    assert "@l = internal addrspace(3) global [32 x i32] undef, align 4" in lines
+    assert "@m = internal addrspace(3) global [32 x i32] undef, align 4" in lines  # through a constant expression
+    i = lines.index("%hi = getelementptr inbounds i32, ptr addrspace(3) @l, i64 %__vkcl_word2")
+    assert lines[i - 1] == "%__vkcl_word2 = add i64 %__vkcl_word1, 1"
+    assert "%c = getelementptr inbounds i32, ptr addrspace(3) @m, i64 29" in lines
+    # an int pointer onto the int member, and a double pointer onto a double, are no narrower view
+    plain = UNPACKED.replace("%hi = getelementptr inbounds i32", "%hi = getelementptr inbounds double")
+    plain = plain[:plain.index("  %c = ")] + plain[plain.index("  %f = "):]
+    assert packed_locals.rewrite(plain) is None
+
+
 NARROWING = LAYOUT + """define spir_kernel void @k(ptr addrspace(1) %d, i32 %k, i64 %i, ptr addrspace(3) %l) {
 entry:
   %dest = alloca ptr addrspace(1), align 8

@@ -1,4 +1,5 @@
-"""`__local` arrays of packed structs as arrays of words (LLVM IR, before clspv's passes).
+"""`__local` arrays of packed structs, and of structs viewed through narrower pointers, as arrays
+of words (LLVM IR, before clspv's passes).
 
 pyopencl's scans on a GPU keep `struct __attribute__((packed)) { double value; int dummy; }` in
 a `__local` array (12 bytes: its bank-conflict padding) and write their results out 32 bits at a
@@ -21,6 +22,10 @@ of which cannot be expressed in words (a byte offset not known to be a multiple 
 which a struct or array is loaded or stored whole (clspv looped for ever on a struct loaded from
 words), is left as it is. The other uses of the global and its pointers (loads, stores, pointers kept in variables)
 are unchanged: they hold the same addresses.
+
+An array of unpacked structs is taken too where a GEP of a scalar type indexes into it from a
+place whose first scalar is wider: `((local int *)&l[i].v)[1]` for the double `v` of `struct {
+double v; int d; }` crashed clspv (SIGSEGV); as words it is right.
 """
 from __future__ import annotations
 
@@ -39,6 +44,9 @@ _AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile 
                                r'ptr addrspace\(3\) (@(?:[-\w.$]+|"[^"]*")), i64 \d+\))(?:,|$)')
 _BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
 _WORD = 4
+# A GEP of a scalar type narrower than a double on a local pointer: the quick test for _viewed_narrower.
+_NARROW_HINT = re.compile(r'= getelementptr (?:(?:inbounds|nuw|nusw) )*(?:i8|i16|i32|half|bfloat|float), '
+                          r'ptr addrspace\(3\) [%@]')
 
 
 class _NotWords(Exception):
@@ -50,8 +58,9 @@ class _NotWords(Exception):
 
 
 def rewrite(ir: str) -> str | None:
-    """The IR with its `__local` arrays of packed structs indexed as words, or None when it has none."""
-    if "<{" not in ir or "addrspace(3) global" not in ir:
+    """The IR with its `__local` arrays of packed structs, and of structs viewed through narrower
+    pointers, indexed as words, or None when it has none."""
+    if "addrspace(3) global" not in ir or ("<{" not in ir and not _NARROW_HINT.search(ir)):
         return None
     module = Module(ir)
     candidates = _candidates(ir, module)
@@ -64,8 +73,9 @@ def rewrite(ir: str) -> str | None:
 
 
 def _candidates(ir: str, module: Module) -> dict[str, Type]:
-    """`__local` globals holding a packed struct whose scalars all lie on words: name -> type."""
-    out = {}
+    """`__local` globals whose scalars all lie on words and that hold a packed struct, or a struct
+    into which a narrower pointer indexes (_viewed_narrower): name -> type."""
+    out, others = {}, {}
     for line in ir.splitlines():
         if not line.startswith("@"):
             continue
@@ -75,22 +85,84 @@ def _candidates(ir: str, module: Module) -> dict[str, Type]:
         try:
             t = Reader(m.group(3)).type()
             uninitialized = re.match(r'\s*(?:undef|poison)\b', m.group(3)[len(t.text):])
-            if uninitialized and _has_packed(module, t) and _unit(module, t, 0) % _WORD == 0 \
-                    and module.size(t) % _WORD == 0:
-                out[m.group(1)] = t
+            if uninitialized and _unit(module, t, 0) % _WORD == 0 and module.size(t) % _WORD == 0:
+                if has_packed(module, t):
+                    out[m.group(1)] = t
+                elif _holds_struct(module, t):
+                    others[m.group(1)] = t
         except ParseError:
             continue
+    if others and _NARROW_HINT.search(ir):
+        out.update((name, others[name]) for name in _viewed_narrower(ir, module, others))
     return out
 
 
-def _has_packed(module: Module, t: Type, depth: int = 0) -> bool:
+def _holds_struct(module: Module, t: Type, depth: int = 0) -> bool:
+    t = module.resolve(t)
+    if t.kind == "array" and depth < 32:
+        return _holds_struct(module, t.elem, depth + 1)
+    return t.kind == "struct"
+
+
+def _viewed_narrower(ir: str, module: Module, globals_: dict[str, Type]) -> set[str]:
+    """Those of `globals_` into which a GEP of a scalar type indexes from a place whose first
+    scalar is wider: `((local int *)&l[i].v)[1]` for a double `v` (clspv crashed on these)."""
+    out: set[str] = set()
+    places: dict[str, tuple[str, Type | None]] = {}  # this function's GEPs rooted at them: (global, type there)
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            places = {}
+        elif "getelementptr" in line and "addrspace(3)" in line and (m := _GEP_INST.match(line)):
+            place = _gep_place(_split_metadata(m.group(4))[0], module, globals_, places)
+            if place is not None:
+                places[m.group(2)] = place[:2]
+                if place[2]:
+                    out.add(place[0])
+    return out
+
+
+def _gep_place(body: str, module: Module, globals_, places) -> tuple[str, Type | None, bool] | None:
+    """For a GEP's `T, ptr addrspace(3) base, indices` rooted at one of `globals_`: the global,
+    the type it points to, and whether T is a scalar narrower than the first scalar at the base."""
+    gep = _gep_parts(body)
+    if gep is None:
+        return None
+    t, parts, base_text = gep
+    if base_text in globals_:
+        root, at = base_text, globals_[base_text]
+    elif base_text in places:
+        root, at = places[base_text]
+    elif (inner := _GEP_CONST.match(base_text)) and base_text.endswith(")"):
+        found = _gep_place(base_text[inner.end():-1], module, globals_, places)
+        if found is None:
+            return None
+        root, at = found[:2]
+    else:
+        return None
+    result: Type | None = t
+    for index in parts[3:]:
+        value = _INDEX.match(index.strip())
+        constant = value is not None and not value.group(2).startswith("%")
+        result = module.indexed(result, int(value.group(2)) if constant else None) if result else None
+    first = at
+    while first is not None and module.resolve(first).kind in ("struct", "array", "vector"):
+        first = module.first_member(first)
+    kind = module.resolve(t).kind
+    try:
+        narrower = first is not None and kind in ("int", "float") and module.size(t) < module.size(first)
+    except ParseError:
+        narrower = False
+    return root, result, narrower
+
+
+def has_packed(module: Module, t: Type, depth: int = 0) -> bool:
     t = module.resolve(t)
     if depth > 32:
         return False
     if t.kind == "struct":
-        return t.packed or any(_has_packed(module, f, depth + 1) for f in t.fields)
+        return t.packed or any(has_packed(module, f, depth + 1) for f in t.fields)
     if t.kind == "array":
-        return _has_packed(module, t.elem, depth + 1)
+        return has_packed(module, t.elem, depth + 1)
     return False
 
 
@@ -157,20 +229,13 @@ def _instruction(m, module: Module, globals_, words, serial, unrooted: set) -> l
         unrooted.add(quick.group(1))
         return None
     body, tail = _split_metadata(body)
-    try:
-        reader = Reader(body)
-        t = reader.type()
-    except ParseError:
+    gep = _gep_parts(body)
+    if gep is None:
         return None
-    parts = split_operands(body[reader.pos:])
-    if len(parts) < 3 or parts[0].strip():
-        return None
-    base = _BASE.match(parts[1].strip())
-    if not base:
-        return None
-    root, start = _root(base.group(1).strip(), globals_, words)
+    t, parts, base_text = gep
+    root, start = _root(base_text, globals_, words)
     if root is None:
-        unrooted.add(base.group(1).strip())
+        unrooted.add(base_text)
         return None
     lines: list[str] = []
 
@@ -275,18 +340,11 @@ def _constant_geps(line: str, module: Module, globals_) -> str:
 
 
 def _constant_gep(inner: str, module: Module, globals_) -> str | None:
-    try:
-        reader = Reader(inner)
-        t = reader.type()
-    except ParseError:
+    gep = _gep_parts(inner)
+    if gep is None:
         return None
-    parts = split_operands(inner[reader.pos:])
-    if len(parts) < 3 or parts[0].strip():
-        return None
-    base = _BASE.match(parts[1].strip())
-    if not base:
-        return None
-    root, start = _root(base.group(1).strip(), globals_, {})
+    t, parts, base_text = gep
+    root, start = _root(base_text, globals_, {})
     if root is None:
         return None
     constant, terms = _offsets(module, t, [p.strip() for p in parts[2:]], root)
@@ -294,6 +352,21 @@ def _constant_gep(inner: str, module: Module, globals_) -> str | None:
     if terms or constant % _WORD:
         raise _NotWords(root)
     return f"getelementptr inbounds (i32, ptr addrspace(3) {root}, i64 {constant // _WORD})"
+
+
+def _gep_parts(body: str) -> tuple[Type, list[str], str] | None:
+    """A GEP's `T, ptr addrspace(3) base, indices...`: T, its operands after T (the first empty)
+    and the base (None: not a GEP on a local pointer)."""
+    try:
+        reader = Reader(body)
+        t = reader.type()
+    except ParseError:
+        return None
+    parts = split_operands(body[reader.pos:])
+    if len(parts) < 3 or parts[0].strip():
+        return None
+    base = _BASE.match(parts[1].strip())
+    return (t, parts, base.group(1).strip()) if base else None
 
 
 def _split_metadata(body: str) -> tuple[str, str]:

@@ -28,6 +28,14 @@ The copy's type comes from the pointers' definitions in the IR: an alloca, a glo
 side may name an enclosing aggregate (`[9 x %W]` for `l[1][0].v`); the copy uses the first type
 both sides reach through members at offset 0 whose size is the copy's. A memcpy whose sides give
 no such type, or whose size is not a constant, is left as it is.
+
+Two kinds of copy go member by member instead (one load and store per scalar or vector, each
+through a GEP of the copy's type): copies between two buffers, where LLVM folds an index such as
+`in[n + i - 1]` into a byte offset and clspv's memcpy lowering then punned the struct through
+integers (a 16-byte wrapper, pyopencl's `cdouble_t`, became an i128 with an invalid constant that
+lavapipe refused; other shapes came out wrong or crashed), and, in a module with a `__local`
+array holding a packed struct, the copies with a local side, so that packed_locals can index the
+array as words (a whole copy stops it; clspv then read narrower views of it wrong).
 """
 from __future__ import annotations
 
@@ -35,9 +43,10 @@ import re
 from dataclasses import dataclass
 
 from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, matching_paren, split_operands
+from vkcl.compiler.packed_locals import has_packed
 from vkcl.compiler.prelude import includes
 
-_LOCAL, _PRIVATE = 3, 0
+_LOCAL, _PRIVATE, _GLOBAL_SPACE = 3, 0, 1
 _NAME = r'(?:%|@)(?:[-\w.$]+|"[^"]*")'
 _DEF = re.compile(rf'^\s*(%(?:[-\w.$]+|"[^"]*")) = (alloca|getelementptr) (.*)$')
 _GLOBAL = re.compile(rf'^(@(?:[-\w.$]+|"[^"]*")) = [^=]*?\b(?:global|constant) (.*)$')
@@ -46,7 +55,7 @@ _ATTR = re.compile(r'^(?:align (\d+)|dereferenceable(?:_or_null)?\(\d+\)|capture
                    r'noalias|nocapture|readonly|writeonly|nofree)\s+')
 _GEP_FLAGS = re.compile(r'^(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*')
 _INT = re.compile(r'^i\d+ (-?\d+)$')
-_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:[03]\.p\d+|\d+\.p[03])\.i')
+_CANDIDATE = re.compile(r'call void @llvm\.memcpy\.p(?:[03]\.p\d+|\d+\.p[03]|1\.p1)\.i')
 
 
 @dataclass
@@ -57,8 +66,8 @@ class _Operand:
 
 
 def rewrite(ir: str) -> str | None:
-    """The IR with its aggregate copies to or from local or private memory typed, or None when
-    it has none."""
+    """The IR with its aggregate copies to or from local or private memory, or between buffers,
+    rewritten, or None when it has none."""
     if _CANDIDATE.search(ir) is None:  # most IR has none: found without reading it line by line
         return None
     module = Module(ir)
@@ -68,6 +77,7 @@ def rewrite(ir: str) -> str | None:
             m = _GLOBAL.match(line)
             if m:
                 globals_[m.group(1)] = ("alloca", m.group(2))
+    packed_local = "<{" in ir and _packed_local(module, ir)
     out, changed, serial, pointees = [], False, 0, {}
     for line in ir.splitlines():
         if line.startswith("define "):
@@ -80,7 +90,7 @@ def rewrite(ir: str) -> str | None:
         if "@llvm.memcpy.p" in line:
             call = _CALL.match(line)
             if call and _needs_rewrite(int(call.group(2)), int(call.group(3))):
-                new = _typed_copy(module, line, call, globals_, pointees, serial)
+                new = _typed_copy(module, line, call, globals_, pointees, serial, packed_local)
         if new is None:
             out.append(line)
         else:
@@ -91,10 +101,12 @@ def rewrite(ir: str) -> str | None:
 
 
 def _needs_rewrite(dst_space: int, src_space: int) -> bool:
-    return _LOCAL in (dst_space, src_space) or _PRIVATE in (dst_space, src_space)
+    return (_LOCAL in (dst_space, src_space) or _PRIVATE in (dst_space, src_space)
+            or dst_space == src_space == _GLOBAL_SPACE)
 
 
-def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int) -> list[str] | None:
+def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int,
+                packed_local: bool = False) -> list[str] | None:
     open_at = call.end() - 1
     close_at = matching_paren(line, open_at)
     if close_at < 0:
@@ -112,19 +124,98 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if chosen is None:
         return None
     copy_t, dst_depth, src_depth = chosen
-    if _LOCAL not in (dst.space, src.space):
+    between_buffers = dst.space == src.space == _GLOBAL_SPACE
+    if _LOCAL not in (dst.space, src.space) and not between_buffers:
         if dst_t is None or src_t is None:
             return None  # a side whose type clspv infers from its uses: punning it could break more
         if dst.space != src.space and not _padded(module, copy_t):
             return None  # between private and global memory clspv copies a struct without padding right
+    members = None
+    if between_buffers or (packed_local and _LOCAL in (dst.space, src.space)):
+        members = _members(module, copy_t)
+        if members is None and between_buffers:
+            return None
     indent, name = call.group(1), f"%__vkcl_copy{serial}"
     vol = "volatile " if volatile == "i1 true" else ""
     lines = []
     src_ptr = _member(lines, indent, f"{name}.src", src, src_t, src_depth)
     dst_ptr = _member(lines, indent, f"{name}.dst", dst, dst_t, dst_depth)
+    if members is not None:
+        _copy_members(lines, indent, name, copy_t, members, vol, (src, src_ptr), (dst, dst_ptr))
+        return lines
     lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {_ptr(src.space)} {src_ptr}, align {src.align}")
     lines.append(f"{indent}store {vol}{copy_t.text} {name}, {_ptr(dst.space)} {dst_ptr}, align {dst.align}")
     return lines
+
+
+def _packed_local(module: Module, ir: str) -> bool:
+    """Whether a `__local` global of the module holds a packed struct (packed_locals then indexes
+    it as words, which a copy of a struct, or of its member, typed whole would stop)."""
+    for line in ir.splitlines():
+        if line.startswith("@") and "addrspace(3) global " in line:
+            try:
+                if has_packed(module, Reader(line.split("addrspace(3) global ", 1)[1]).type()):
+                    return True
+            except ParseError:
+                continue
+    return False
+
+
+def _copy_members(lines: list, indent: str, name: str, copy_t: Type, members, vol: str, src, dst) -> None:
+    """The copy as one load and store per scalar or vector member, each through a typed GEP."""
+    (src_op, src_ptr), (dst_op, dst_ptr) = src, dst
+    for k, (path, t, offset) in enumerate(members):
+        low = offset & -offset if offset else 1 << 30  # the largest power of two dividing the offset
+        for side, op, ptr in (("s", src_op, src_ptr), ("d", dst_op, dst_ptr)):
+            lines.append(f"{indent}{name}.{side}{k} = getelementptr inbounds {copy_t.text}, {_ptr(op.space)} {ptr}, "
+                         f"i32 0{path}")
+        lines.append(f"{indent}{name}.v{k} = load {vol}{t.text}, {_ptr(src_op.space)} {name}.s{k}, "
+                     f"align {min(src_op.align, low)}")
+        lines.append(f"{indent}store {vol}{t.text} {name}.v{k}, {_ptr(dst_op.space)} {name}.d{k}, "
+                     f"align {min(dst_op.align, low)}")
+
+
+_MAX_MEMBERS = 64
+
+
+def _members(module: Module, t: Type) -> list[tuple[str, Type, int]] | None:
+    """(GEP indices after the leading 0, type, byte offset) of every scalar and vector in `t`;
+    None for more than _MAX_MEMBERS of them, a type without layout, or a union some of whose
+    bytes the type LLVM gave it leaves out (its other members may use them)."""
+    out: list[tuple[str, Type, int]] = []
+
+    def walk(t: Type, path: str, offset: int, depth: int) -> None:
+        r = module.resolve(t)
+        if len(out) > _MAX_MEMBERS or depth > 32:
+            raise ParseError("too many members")
+        if r.kind in ("int", "float", "ptr", "vector"):
+            out.append((path, t, offset))
+        elif r.kind == "struct":
+            for i, (f, o) in enumerate(zip(r.fields, module.offsets(r))):
+                walk(f, f"{path}, i32 {i}", offset + o, depth + 1)
+        elif r.kind == "array":
+            for i in range(r.count):
+                walk(r.elem, f"{path}, i64 {i}", offset + i * module.size(r.elem), depth + 1)
+        else:
+            raise ParseError("a type without layout")
+    try:
+        walk(t, "", 0, 0)
+        if len(out) > _MAX_MEMBERS or (_padded(module, t) and _has_union(module, t)):
+            return None
+    except ParseError:
+        return None
+    return out
+
+
+def _has_union(module: Module, t: Type, depth: int = 0) -> bool:
+    if t.kind == "named" and t.name.startswith(("%union.", '%"union.')):
+        return True
+    r = module.resolve(t)
+    if r.kind == "struct":
+        return depth > 32 or any(_has_union(module, f, depth + 1) for f in r.fields)
+    if r.kind == "array":
+        return depth > 32 or _has_union(module, r.elem, depth + 1)
+    return False
 
 
 def _member(lines: list, indent: str, name: str, op: _Operand, t: Type | None, depth: int) -> str:
