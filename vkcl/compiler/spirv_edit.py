@@ -14,7 +14,7 @@ from vkcl.compiler import spirv
 
 OP_CAPABILITY, OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR = 17, 20, 21, 22, 23
 OP_TYPE_ARRAY, OP_TYPE_STRUCT, OP_TYPE_POINTER = 28, 30, 32
-OP_CONSTANT, OP_FUNCTION, OP_DECORATE = 43, 54, 71
+OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT, OP_FUNCTION, OP_DECORATE = 41, 42, 43, 54, 71
 DECORATION_CPACKED = 10
 CAPABILITY_INT64 = 11
 # Instructions without a result type (their first operand may still look like one): the
@@ -98,6 +98,16 @@ class Module:
         rid = self.new_id()
         self._added.append(instruction(OP_CONSTANT, type_id, rid, *words))
         self.type_of[rid], self.constants[rid] = type_id, (type_id, words)
+        return rid
+
+    def bool_constant(self, value: bool) -> int:
+        """An OpConstantTrue or OpConstantFalse (reused if the module has it)."""
+        op, bool_type = (OP_CONSTANT_TRUE if value else OP_CONSTANT_FALSE), self.bool_type()
+        for inst in self.insts + self._added:
+            if self.opcode(inst) == op and inst[1] == bool_type:
+                return inst[2]
+        rid = self.new_id()
+        self._added.append(instruction(op, bool_type, rid))
         return rid
 
     def declare(self, inst: array) -> None:

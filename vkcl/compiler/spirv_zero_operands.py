@@ -27,7 +27,7 @@ from vkcl.compiler import spirv
 from vkcl.compiler.spirv_edit import Module, instruction
 
 OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR = 20, 21, 22, 23
-OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT, OP_CONSTANT_COMPOSITE, OP_CONSTANT_NULL = 41, 42, 43, 44, 46
+OP_CONSTANT, OP_CONSTANT_COMPOSITE, OP_CONSTANT_NULL = 43, 44, 46
 OP_BITCAST, OP_IEQUAL, OP_LOGICAL_AND, OP_SELECT = 124, 170, 167, 169
 OP_EXT_INST_IMPORT, OP_EXT_INST, GLSL_FMA = 11, 12, 50
 OP_FCONVERT = 115
@@ -196,23 +196,14 @@ class _Fixer:
                instruction(OP_IEQUAL, cond_type, negative_zero, bits, signs)]
         zero_lanes = [self._sign_words(t, w)[0] for t, w in lanes]
         if not all(zero_lanes):
-            mask, where = self.m.new_id(), self._bools(bool_type, cond_type, zero_lanes)
+            mask, where = self.m.new_id(), self._bools(cond_type, zero_lanes)
             out.append(instruction(OP_LOGICAL_AND, cond_type, mask, negative_zero, where))
             negative_zero = mask
         out.append(instruction(OP_SELECT, type_id, rid, negative_zero, c, total))
         return out
 
-    def _bools(self, bool_type: int, vector_type: int, values: list[bool]) -> int:
-        ids = []
-        for value in values:
-            op = OP_CONSTANT_TRUE if value else OP_CONSTANT_FALSE
-            found = next((inst[2] for inst in self.m.insts + self.m._added
-                          if Module.opcode(inst) == op and inst[1] == bool_type), None)
-            if found is None:
-                found = self.m.new_id()
-                self.m.declare(instruction(op, bool_type, found))
-            ids.append(found)
-        return self._composite(vector_type, ids)
+    def _bools(self, vector_type: int, values: list[bool]) -> int:
+        return self._composite(vector_type, [self.m.bool_constant(value) for value in values])
 
     # -- operations -------------------------------------------------------------------------
     def _temp(self, original: int) -> int:
