@@ -26,6 +26,9 @@ prints a Markdown table of all suites (`--table` prints it from <out> again with
 A suite is named as its binary without `test_` (`bruteforce` is math_brute_force's binary);
 `suite:a,b` runs only sub-tests a and b; `--skip a,b` leaves sub-tests out of every suite;
 `--update` merges the sub-tests run into an earlier <suite>.json instead of replacing it;
+`--deadline S` starts no sub-test once S seconds have passed since the runner started and
+records those left as `notrun` (for a machine that gives a command a fixed time: the report is
+still written, and `--update` with the `notrun` names finishes it later);
 `--whole` runs each suite as one process (for binaries whose sub-tests cannot be listed this
 happens anyway). test_conversions lists one test, `conversions`, which it cannot take as a
 sub-test name: `conversions` alone runs every conversion it knows (1,045: each
@@ -65,6 +68,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 STATUSES = ("pass", "fail", "skip", "timeout")
+NOT_RUN = "notrun"  # not started: the runner's --deadline had passed
 # Lines of a CTS log that say what went wrong (the harness's own summary lines excluded).
 _ERROR_LINE = re.compile(r"error|fail|crash|mismatch|wrong|expected|abort|\bassert(ion)?\b|"
                          r"\bdo(es)? not (match|validate)", re.IGNORECASE)
@@ -77,6 +81,7 @@ _RESULT_ENTRY = re.compile(r'"([^"\n]+)"\s*:\s*"(pass|fail|skip)"')
 # Process groups of the sub-tests now running, killed when the runner itself is stopped.
 _running: set[int] = set()
 _stopping = threading.Event()
+_started = time.monotonic()
 
 
 def find_binary(cts_build: Path, suite: str) -> Path:
@@ -222,7 +227,10 @@ def summarize(suite: str, records: dict[str, dict]) -> dict:
     for record in records.values():
         counts[record["status"]] = counts.get(record["status"], 0) + 1
     failing = sorted(name for name, r in records.items() if r["status"] in ("fail", "timeout"))
-    return {"suite": suite, **counts, "failing": failing}
+    summary = {"suite": suite, **counts, "failing": failing}
+    if counts.get(NOT_RUN):
+        summary["not_run"] = sorted(n for n, r in records.items() if r["status"] == NOT_RUN)
+    return summary
 
 
 def format_table(summaries: list[dict], beside: dict[str, dict] | None = None,
@@ -237,6 +245,8 @@ def format_table(summaries: list[dict], beside: dict[str, dict] | None = None,
     lines = [head, rule]
     for s in summaries:
         failing = ", ".join(s["failing"]) or "-"
+        if s.get(NOT_RUN):
+            failing += f" ({s[NOT_RUN]} not run: deadline)"
         line = (f"| {s['suite']} | {s['pass']} | {s['fail']} | {s['skip']} "
                 f"| {s['timeout']} | {failing} |")
         if beside is not None:
@@ -285,6 +295,8 @@ def run_suite(spec: str, opts, env: dict) -> dict:
 
     def one(job):
         sub, stem = job
+        if opts.deadline is not None and time.monotonic() - _started > opts.deadline:
+            return {name: {"status": NOT_RUN, "seconds": 0} for name in sub or [binary.name]}
         got = run_process(binary, sub, opts.extra, env, opts.limit, stem)
         for name, record in got.items():
             print(f"{suite}/{name}: {record['status']} ({record['seconds']} s)", flush=True)
@@ -313,6 +325,8 @@ def parse_args(argv: list[str] | None = None):
     p.add_argument("-j", "--jobs", type=int, default=1, help="sub-tests run at once (1)")
     p.add_argument("--args", dest="extra", default="", type=shlex.split,
                    help="extra arguments for every binary, e.g. --args='-w' (wimpy)")
+    p.add_argument("--deadline", type=float,
+                   help="seconds after which no sub-test starts (the rest: notrun)")
     p.add_argument("--whole", action="store_true", help="run each suite as one process")
     p.add_argument("--skip", default="", type=lambda text: set(filter(None, text.split(","))),
                    help="sub-tests to leave out of every suite, comma-separated")
@@ -353,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         summaries = [run_suite(spec, opts, env) for spec in opts.suites]
     beside = saved_summaries(opts.beside, opts.suites) if opts.beside else None
     print(format_table(summaries, beside, opts.beside.name if opts.beside else ""))
-    return 0 if all(s["fail"] == s["timeout"] == 0 for s in summaries) else 1
+    return 0 if all(s["fail"] == s["timeout"] == s.get(NOT_RUN, 0) == 0 for s in summaries) else 1
 
 
 if __name__ == "__main__":

@@ -183,3 +183,26 @@ def test_every_conversion_is_named():
     assert len(names) == len(set(names)) == 1045
     assert {"float_rtz_int", "int_sat_rte_double", "uchar_sat_half", "double_ulong", "half_rtn_float"} <= set(names)
     assert not any(n.startswith(("float_sat", "half_sat", "double_sat")) for n in names)
+
+
+def test_deadline_records_the_sub_tests_not_started(tmp_path, monkeypatch):
+    """Past --deadline no sub-test starts; the report still comes, naming them `notrun`, and
+    the run does not count as clean."""
+    monkeypatch.setattr(run_cts.signal, "signal", lambda *args: None)
+    binary = tmp_path / "cts" / "test_conformance" / "fake" / "test_fake"
+    binary.parent.mkdir(parents=True)
+    binary.write_text(FAKE_SUITE)
+    binary.chmod(0o755)
+    (tmp_path / "libicd.so").write_bytes(b"")
+    monkeypatch.setattr(run_cts, "_started", run_cts.time.monotonic() - 100)
+    args = ["--cts", str(tmp_path / "cts"), "--icd", str(tmp_path / "libicd.so"),
+            "--out", str(tmp_path / "out"), "--limit", "1", "--deadline", "50", "fake:quick"]
+    assert run_cts.main(args) == 1
+    report = json.loads((tmp_path / "out" / "fake.json").read_text())
+    assert report["subtests"]["quick"]["status"] == "notrun"
+    assert report["summary"]["not_run"] == ["quick"] and report["summary"]["pass"] == 0
+    assert "(1 not run: deadline)" in run_cts.format_table([report["summary"]])
+    monkeypatch.setattr(run_cts, "_started", run_cts.time.monotonic())
+    assert run_cts.main(args[:-1] + ["--update", "fake:quick"]) == 0
+    report = json.loads((tmp_path / "out" / "fake.json").read_text())
+    assert report["summary"]["pass"] == 1 and "not_run" not in report["summary"]
