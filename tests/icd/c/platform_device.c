@@ -9,10 +9,13 @@ static const cl_platform_info platform_params[] = {
 };
 
 /* Params whose answer may be empty (size 0) on a root device without the feature. */
+/* Arrays that are empty where the device has none: CL_DEVICE_ILS_WITH_VERSION where no IL is
+   accepted (vkcl claims SPIR-V only where it finds its translator; checked against
+   CL_DEVICE_IL_VERSION below). */
 static int may_be_empty(cl_device_info p)
 {
     return p == CL_DEVICE_PARTITION_TYPE || p == CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION ||
-           p == CL_DEVICE_OPENCL_C_FEATURES;
+           p == CL_DEVICE_OPENCL_C_FEATURES || p == CL_DEVICE_ILS_WITH_VERSION;
 }
 
 static const cl_device_info device_params[] = {
@@ -134,6 +137,13 @@ int main(void)
     /* lavapipe is a CPU device; anything else vkcl runs on here is a GPU */
     cl_device_type expected = strstr(dev_name, "llvmpipe") ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU;
     EXPECT(type == expected, "%s: type %#llx", dev_name, (unsigned long long)type);
+    /* the ILs a device takes: none in both queries, or the same ones */
+    char il_version[256];
+    size_t ils_size;
+    EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_IL_VERSION, sizeof il_version, il_version, NULL));
+    EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_ILS_WITH_VERSION, 0, NULL, &ils_size));
+    EXPECT((il_version[0] == 0) == (ils_size == 0), "CL_DEVICE_IL_VERSION '%s' but %zu bytes of ILs",
+           il_version, ils_size);
     size_t sizes[3], wg;
     EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL));
     EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
