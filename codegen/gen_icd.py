@@ -318,6 +318,21 @@ def emit_cdef(pp: str, entries: list[dict], banner: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Entry points that can wait (for the device, the compiler or a first pipeline): a signal a Python
+# host handles is deferred until they return (icd/vkcl_icd.c, "Asynchronous signals").
+WAITING_ENTRIES = {
+    "clGetPlatformIDs", "clCreateContext", "clCreateContextFromType", "clReleaseContext",
+    "clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clReleaseCommandQueue",
+    "clFinish", "clFlush", "clWaitForEvents",
+    "clBuildProgram", "clCompileProgram", "clLinkProgram", "clCreateProgramWithBinary",
+    "clCreateKernel", "clCreateKernelsInProgram",
+    "clEnqueueNDRangeKernel", "clEnqueueTask",
+    "clEnqueueReadBuffer", "clEnqueueWriteBuffer", "clEnqueueReadBufferRect", "clEnqueueWriteBufferRect",
+    "clEnqueueMapBuffer", "clEnqueueReadImage", "clEnqueueWriteImage", "clEnqueueMapImage",
+    "clEnqueueSVMMemcpy", "clEnqueueSVMMap",
+}
+
+
 def emit_glue(entries: list[dict], banner: str) -> str:
     out = [f"/* {banner}\n *\n * Static wrappers fill the dispatch table (so the loader's own clXxx symbols can\n"
            " * never capture it: design brief, fact 3); exported clXxx symbols call the same wrappers. */",
@@ -342,8 +357,10 @@ def emit_glue(entries: list[dict], banner: str) -> str:
         fast = FAST_PATHS.get(e["name"])
         fast_lines = [f"    {e['ret']} fast_ret;", f"    if ({fast}(&fast_ret, {args})) return fast_ret;"] if fast else []
         call = f"vkcl_py_{e['name']}({args})"
-        body = ([f"    {call};", "    VKCL_PYERR_RESTORE;"] if e["ret"] == "void" else
-                [f"    {e['ret']} ret = {call};", "    VKCL_PYERR_RESTORE;", "    return ret;"])
+        waits = e["name"] in WAITING_ENTRIES
+        defer, undefer = (["    VKCL_SIGNALS_DEFER;"], ["    VKCL_SIGNALS_UNDEFER;"]) if waits else ([], [])
+        body = defer + ([f"    {call};", *undefer, "    VKCL_PYERR_RESTORE;"] if e["ret"] == "void" else
+                        [f"    {e['ret']} ret = {call};", *undefer, "    VKCL_PYERR_RESTORE;", "    return ret;"])
         out += [f"static {e['ret']} CL_API_CALL vkcl_{e['name']}({params}) {{",
                 f"    {guard};", *fast_lines, "    VKCL_PYERR_SAVE;", *body,
                 "}",

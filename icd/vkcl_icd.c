@@ -16,6 +16,7 @@
 #include <CL/cl_icd.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,98 @@ static int vkcl_host_python_ok(void)
     return 0;
 }
 
+/* The main thread of a Python host, where Python runs signal handlers (0 in C hosts: their
+ * signals are theirs, vkcl's embedded Python installs no handlers). */
+static unsigned long vkcl_python_main_thread;
+
+/* Asynchronous signals a Python host may handle in Python: Ctrl-C (KeyboardInterrupt), timers
+ * (pytest-timeout's SIGALRM), termination. Python's C handler only sets a flag; the main thread
+ * runs the Python handler at its next bytecode, which, while the host waits in an OpenCL call,
+ * was vkcl's own code: the handler's exception unwound vkcl instead of the host (the call
+ * failed with CL_OUT_OF_HOST_MEMORY and the interrupt was lost). A C driver runs no Python, so
+ * there the handler runs once the call has returned. vkcl does the same: while the host's main
+ * thread is inside vkcl, a signal whose handler is Python's goes to a handler of vkcl's that
+ * notes it, and on the way out Python's is put back and the signal raised again for it. Only
+ * the calls that can wait do this (for the device, the compiler, a first pipeline), where a
+ * signal lands in practice: three sigaction reads and two writes per signal Python handles,
+ * about a microsecond, would be a third of a short call's cost. A mask would not do: any thread of the process that does not block the signal (numpy's
+ * OpenBLAS threads) takes it, and Python's handler then still runs in vkcl. */
+static const int vkcl_deferred_signals[] = {SIGINT, SIGALRM, SIGTERM};
+#define VKCL_DEFERRED_SIGNALS (sizeof vkcl_deferred_signals / sizeof vkcl_deferred_signals[0])
+static void (*vkcl_python_signal_handler)(int); /* Python's C handler, seen at start */
+static volatile sig_atomic_t vkcl_signals_caught[VKCL_DEFERRED_SIGNALS];
+static int vkcl_signal_depth; /* calls of the main thread in progress (callbacks nest them) */
+
+typedef struct {
+    int entered;
+    unsigned swapped;
+    struct sigaction python[VKCL_DEFERRED_SIGNALS];
+} vkcl_signal_state;
+
+static void vkcl_note_signal(int sig)
+{
+    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS; i++)
+        if (vkcl_deferred_signals[i] == sig)
+            vkcl_signals_caught[i] = 1;
+}
+
+static void vkcl_defer_signals(vkcl_signal_state *st)
+{
+    st->entered = 0;
+    st->swapped = 0;
+    if (vkcl_python_signal_handler == NULL || (unsigned long)pthread_self() != vkcl_python_main_thread)
+        return;
+    st->entered = 1;
+    if (vkcl_signal_depth++ > 0)
+        return;
+    struct sigaction note;
+    memset(&note, 0, sizeof note);
+    note.sa_handler = vkcl_note_signal;
+    note.sa_flags = SA_RESTART; /* the driver's system calls go on */
+    sigemptyset(&note.sa_mask);
+    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS; i++) {
+        struct sigaction *old = &st->python[i];
+        if (sigaction(vkcl_deferred_signals[i], NULL, old) == 0 && !(old->sa_flags & SA_SIGINFO) &&
+            old->sa_handler == vkcl_python_signal_handler && sigaction(vkcl_deferred_signals[i], &note, NULL) == 0)
+            st->swapped |= 1u << i;
+    }
+}
+
+static void vkcl_undefer_signals(vkcl_signal_state *st)
+{
+    if (!st->entered || --vkcl_signal_depth > 0)
+        return;
+    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS; i++)
+        if (st->swapped & (1u << i))
+            sigaction(vkcl_deferred_signals[i], &st->python[i], NULL);
+    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS; i++)
+        if (vkcl_signals_caught[i]) {
+            vkcl_signals_caught[i] = 0;
+            raise(vkcl_deferred_signals[i]); /* Python's handler sets its flag, in this thread */
+        }
+}
+
+/* At start in a Python host, with the GIL: its main thread and Python's signal handler. */
+static void vkcl_find_python_main_thread(void)
+{
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+    if (ident && PyLong_Check(ident))
+        vkcl_python_main_thread = PyLong_AsUnsignedLong(ident);
+    PyErr_Clear();
+    /* Python's C handler, the one function it installs for every signal it handles (SIGINT's
+     * from start-up, unless the host left signals to C) */
+    struct sigaction sa;
+    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS && !vkcl_python_signal_handler; i++)
+        if (sigaction(vkcl_deferred_signals[i], NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+            sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+            vkcl_python_signal_handler = sa.sa_handler;
+    Py_XDECREF(ident);
+    Py_XDECREF(main);
+    Py_XDECREF(threading);
+}
+
 /* A host Python without cffi (a virtualenv holding only pyopencl): cffi's start-up imports
  * _cffi_backend before vkcl's own code runs, so it is imported here, from vkcl's packages when
  * the host has none of its own (the module is shared: the embedding imports it by name, and its
@@ -132,6 +225,7 @@ static void vkcl_import_cffi_backend(void)
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *saved_type, *saved_value, *saved_tb;
     PyErr_Fetch(&saved_type, &saved_value, &saved_tb);
+    vkcl_find_python_main_thread();
     PyObject *m = PyImport_ImportModule("_cffi_backend");
     if (m == NULL) {
         PyErr_Clear();
@@ -175,7 +269,7 @@ static int vkcl_start(void)
  * events from destructors while a TypeError unwinds. Python code run then fails at its first
  * attribute lookup (vkcl answered CL_OUT_OF_HOST_MEMORY, the host saw "error return without
  * exception set"), so the exception is put aside for the call and set again after it. Only a
- * thread holding the GIL can have one; a C host's threads pay two cheap checks. */
+ * thread holding the GIL can have one; a C host's threads pay three cheap checks. */
 #define VKCL_PYERR_SAVE                                              \
     PyObject *vkcl_err_type = NULL, *vkcl_err_value = NULL, *vkcl_err_tb = NULL; \
     int vkcl_err_held = PyGILState_Check() && PyErr_Occurred() != NULL; \
@@ -186,6 +280,12 @@ static int vkcl_start(void)
         if (vkcl_err_held)                                          \
             PyErr_Restore(vkcl_err_type, vkcl_err_value, vkcl_err_tb); \
     } while (0)
+
+/* Around the calls that can wait (codegen/gen_icd.py, WAITING_ENTRIES): see above. */
+#define VKCL_SIGNALS_DEFER                                           \
+    vkcl_signal_state vkcl_signals;                                  \
+    vkcl_defer_signals(&vkcl_signals)
+#define VKCL_SIGNALS_UNDEFER vkcl_undefer_signals(&vkcl_signals)
 
 #define VKCL_ENSURE_STARTED(fail)                                   \
     do {                                                            \

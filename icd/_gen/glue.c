@@ -141,7 +141,9 @@ static void * CL_API_CALL vkcl_clGetExtensionFunctionAddressForPlatform(cl_platf
 static cl_int CL_API_CALL vkcl_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clGetPlatformIDs(a0, a1, a2);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -185,7 +187,9 @@ VKCL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id a0, cl_device_info a
 static cl_context CL_API_CALL vkcl_clCreateContext(const cl_context_properties *a0, cl_uint a1, const cl_device_id *a2, void(*a3)(const char *, const void *, size_t, void *), void *a4, cl_int *a5) {
     VKCL_ENSURE_STARTED_ERRCODE(a5, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_context ret = vkcl_py_clCreateContext(a0, a1, a2, a3, a4, a5);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -196,7 +200,9 @@ VKCL_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *
 static cl_context CL_API_CALL vkcl_clCreateContextFromType(const cl_context_properties *a0, cl_device_type a1, void(*a2)(const char *, const void *, size_t, void *), void *a3, cl_int *a4) {
     VKCL_ENSURE_STARTED_ERRCODE(a4, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_context ret = vkcl_py_clCreateContextFromType(a0, a1, a2, a3, a4);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -218,7 +224,9 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context a0) {
 static cl_int CL_API_CALL vkcl_clReleaseContext(cl_context a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clReleaseContext(a0);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -240,7 +248,9 @@ VKCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context a0, cl_context_info a
 static cl_command_queue CL_API_CALL vkcl_clCreateCommandQueue(cl_context a0, cl_device_id a1, cl_command_queue_properties a2, cl_int *a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_command_queue ret = vkcl_py_clCreateCommandQueue(a0, a1, a2, a3);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -262,7 +272,9 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue a0) {
 static cl_int CL_API_CALL vkcl_clReleaseCommandQueue(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clReleaseCommandQueue(a0);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -438,7 +450,9 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context a0, cl_u
 static cl_program CL_API_CALL vkcl_clCreateProgramWithBinary(cl_context a0, cl_uint a1, const cl_device_id *a2, const size_t *a3, const unsigned char **a4, cl_int *a5, cl_int *a6) {
     VKCL_ENSURE_STARTED_ERRCODE(a6, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_program ret = vkcl_py_clCreateProgramWithBinary(a0, a1, a2, a3, a4, a5, a6);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -471,7 +485,9 @@ VKCL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program a0) {
 static cl_int CL_API_CALL vkcl_clBuildProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, void(*a4)(cl_program program, void *user_data), void *a5) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clBuildProgram(a0, a1, a2, a3, a4, a5);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -515,7 +531,9 @@ VKCL_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program a0, cl_device_id
 static cl_kernel CL_API_CALL vkcl_clCreateKernel(cl_program a0, const char *a1, cl_int *a2) {
     VKCL_ENSURE_STARTED_ERRCODE(a2, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_kernel ret = vkcl_py_clCreateKernel(a0, a1, a2);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -526,7 +544,9 @@ VKCL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program a0, const char *a1, 
 static cl_int CL_API_CALL vkcl_clCreateKernelsInProgram(cl_program a0, cl_uint a1, cl_kernel *a2, cl_uint *a3) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clCreateKernelsInProgram(a0, a1, a2, a3);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -594,7 +614,9 @@ static cl_int CL_API_CALL vkcl_clWaitForEvents(cl_uint a0, const cl_event *a1) {
     cl_int fast_ret;
     if (vkcl_fast_wait_for_events(&fast_ret, a0, a1)) return fast_ret;
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clWaitForEvents(a0, a1);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -657,7 +679,9 @@ VKCL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event a0, cl_profiling
 static cl_int CL_API_CALL vkcl_clFlush(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clFlush(a0);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -670,7 +694,9 @@ static cl_int CL_API_CALL vkcl_clFinish(cl_command_queue a0) {
     cl_int fast_ret;
     if (vkcl_fast_finish(&fast_ret, a0)) return fast_ret;
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clFinish(a0);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -683,7 +709,9 @@ static cl_int CL_API_CALL vkcl_clEnqueueReadBuffer(cl_command_queue a0, cl_mem a
     cl_int fast_ret;
     if (vkcl_fast_enqueue_read_buffer(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueReadBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -696,7 +724,9 @@ static cl_int CL_API_CALL vkcl_clEnqueueWriteBuffer(cl_command_queue a0, cl_mem 
     cl_int fast_ret;
     if (vkcl_fast_enqueue_write_buffer(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueWriteBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -718,7 +748,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue a0, cl_mem a
 static cl_int CL_API_CALL vkcl_clEnqueueReadImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueReadImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -729,7 +761,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue a0, cl_mem a1
 static cl_int CL_API_CALL vkcl_clEnqueueWriteImage(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, size_t a5, size_t a6, const void *a7, cl_uint a8, const cl_event *a9, cl_event *a10) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueWriteImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -773,7 +807,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue a0, c
 static void * CL_API_CALL vkcl_clEnqueueMapBuffer(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, size_t a4, size_t a5, cl_uint a6, const cl_event *a7, cl_event *a8, cl_int *a9) {
     VKCL_ENSURE_STARTED_ERRCODE(a9, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     void * ret = vkcl_py_clEnqueueMapBuffer(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -784,7 +820,9 @@ VKCL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue a0, cl_mem a1
 static void * CL_API_CALL vkcl_clEnqueueMapImage(cl_command_queue a0, cl_mem a1, cl_bool a2, cl_map_flags a3, const size_t *a4, const size_t *a5, size_t *a6, size_t *a7, cl_uint a8, const cl_event *a9, cl_event *a10, cl_int *a11) {
     VKCL_ENSURE_STARTED_ERRCODE(a11, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     void * ret = vkcl_py_clEnqueueMapImage(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -808,7 +846,9 @@ static cl_int CL_API_CALL vkcl_clEnqueueNDRangeKernel(cl_command_queue a0, cl_ke
     cl_int fast_ret;
     if (vkcl_fast_enqueue_ndrange(&fast_ret, a0, a1, a2, a3, a4, a5, a6, a7, a8)) return fast_ret;
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueNDRangeKernel(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -819,7 +859,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue a0, cl_ke
 static cl_int CL_API_CALL vkcl_clEnqueueTask(cl_command_queue a0, cl_kernel a1, cl_uint a2, const cl_event *a3, cl_event *a4) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueTask(a0, a1, a2, a3, a4);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1028,7 +1070,9 @@ VKCL_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event a0, cl_int a1) {
 static cl_int CL_API_CALL vkcl_clEnqueueReadBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueReadBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1039,7 +1083,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue a0, cl_m
 static cl_int CL_API_CALL vkcl_clEnqueueWriteBufferRect(cl_command_queue a0, cl_mem a1, cl_bool a2, const size_t *a3, const size_t *a4, const size_t *a5, size_t a6, size_t a7, size_t a8, size_t a9, const void *a10, cl_uint a11, const cl_event *a12, cl_event *a13) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueWriteBufferRect(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1160,7 +1206,9 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context 
 static cl_int CL_API_CALL vkcl_clCompileProgram(cl_program a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, const char **a6, void(*a7)(cl_program program, void *user_data), void *a8) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clCompileProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1171,7 +1219,9 @@ VKCL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program a0, cl_uint a1, const
 static cl_program CL_API_CALL vkcl_clLinkProgram(cl_context a0, cl_uint a1, const cl_device_id *a2, const char *a3, cl_uint a4, const cl_program *a5, void(*a6)(cl_program program, void *user_data), void *a7, cl_int *a8) {
     VKCL_ENSURE_STARTED_ERRCODE(a8, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_program ret = vkcl_py_clLinkProgram(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1314,7 +1364,9 @@ VKCL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context a0, CLeg
 static cl_command_queue CL_API_CALL vkcl_clCreateCommandQueueWithProperties(cl_context a0, cl_device_id a1, const cl_queue_properties * a2, cl_int * a3) {
     VKCL_ENSURE_STARTED_ERRCODE(a3, CL_OUT_OF_HOST_MEMORY, NULL);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_command_queue ret = vkcl_py_clCreateCommandQueueWithProperties(a0, a1, a2, a3);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1379,7 +1431,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue a0, cl_uint a1,
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMemcpy(cl_command_queue a0, cl_bool a1, void * a2, const void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueSVMMemcpy(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }
@@ -1401,7 +1455,9 @@ VKCL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue a0, void * a
 static cl_int CL_API_CALL vkcl_clEnqueueSVMMap(cl_command_queue a0, cl_bool a1, cl_map_flags a2, void * a3, size_t a4, cl_uint a5, const cl_event * a6, cl_event * a7) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     VKCL_PYERR_SAVE;
+    VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clEnqueueSVMMap(a0, a1, a2, a3, a4, a5, a6, a7);
+    VKCL_SIGNALS_UNDEFER;
     VKCL_PYERR_RESTORE;
     return ret;
 }

@@ -1,0 +1,81 @@
+"""A signal a Python host handles reaches the host's code after the OpenCL call it arrived in,
+as it does with a C driver (icd/vkcl_icd.c, "deferred signals"). Before, Python ran the handler
+at vkcl's next bytecode: its exception (KeyboardInterrupt, pytest-timeout's) unwound vkcl
+instead of the host, the call failed with CL_OUT_OF_HOST_MEMORY and the interrupt was lost."""
+from test_kernels_pyopencl import run
+
+import pytest
+
+# How the signal comes: SIGALRM from a timer to a handler of the host's (pytest-timeout's way),
+# or SIGINT sent by another thread to Python's own handler (KeyboardInterrupt, as Ctrl-C).
+ALARM = """
+class Alarm(Exception):
+    pass
+def on_alarm(signum, frame):
+    fired.append(time.monotonic())
+    raise Alarm
+signal.signal(signal.SIGALRM, on_alarm)
+def arm():
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+"""
+INTERRUPT = """
+import os, threading
+Alarm = KeyboardInterrupt
+def arm():
+    threading.Timer(0.05, lambda: (fired.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT))).start()
+"""
+
+BODY = """
+import signal, time
+fired = []
+%s
+src = '''
+kernel void lcg(global uint *out, uint trips) {
+    uint s = (uint)get_global_id(0);
+    for (uint i = 0; i < trips; i++)
+        s = s * 1103515245u + (i ^ 12345u);
+    out[get_global_id(0)] = s;
+}
+'''
+k = cl.Program(ctx, src).build().lcg
+n, trips = 1 << 16, 50000
+O = out(np.zeros(n, np.uint32))
+k(q, (n,), None, O, np.uint32(trips)).wait()          # the first launch compiles the pipeline
+start = time.monotonic()
+k(q, (n,), None, O, np.uint32(trips)).wait()
+kernel_s = time.monotonic() - start
+assert kernel_s > 0.2, kernel_s                       # long enough for the alarm to land inside
+
+arm()
+start = time.monotonic()
+outcome = "no alarm"
+try:
+    ev = k(q, (n,), None, O, np.uint32(trips))
+    ev.wait()       # Python runs the handler as this call returns (its CALL checks), or after
+    outcome = "returned"
+    time.sleep(0.5)
+    outcome = "no alarm after return"
+except Alarm:
+    outcome = "alarm"
+# The alarm came 0.05 s into a call of more than 0.2 s; its exception reached the host's code,
+# and the call it arrived in had done its work (before, it failed with OUT_OF_HOST_MEMORY).
+assert outcome == "alarm" and len(fired) == 1, (outcome, fired)
+assert ev.command_execution_status == cl.command_execution_status.COMPLETE
+got = get(O, np.zeros(n, np.uint32))
+for i in (0, 1, 777, n - 1):
+    s = i
+    for t in range(trips):
+        s = (s * 1103515245 + (t ^ 12345)) & 0xFFFFFFFF
+    assert got[i] == s, (i, got[i], s)
+# vkcl works on: another launch, waited for without a signal
+k(q, (n,), None, O, np.uint32(3)).wait()
+assert get(O, np.zeros(n, np.uint32))[5] == ((5 * 1103515245 + 12345) * 1103515245 + (1 ^ 12345)) * 1103515245 + (2 ^ 12345) & 0xFFFFFFFF
+print("OK", round(kernel_s, 2), round(fired[0] - start, 2))
+"""
+
+
+@pytest.mark.parametrize("how", [ALARM, INTERRUPT], ids=["sigalrm-handler", "sigint-keyboardinterrupt"])
+def test_a_signal_during_a_wait_reaches_the_host_after_the_call(python_with_icd, how):
+    result = run(python_with_icd, BODY % how)
+    assert "unexpected error" not in result.stderr, result.stderr[-3000:]
+    print(result.stdout)
