@@ -59,8 +59,8 @@ class _AnyWidth(_Plan):
 
 
 def roll_copies(data: bytes) -> bytes:
-    """The module with each copy of a load run by a store run made one loop (see the module's
-    docstring); unchanged when there is none."""
+    """The module with its copies of a load run by a store run made loops, consecutive ones
+    sharing one (see the module's docstring); unchanged when there is none."""
     module = Module(data)
     plan = _AnyWidth(module)
     accesses = sum(1 for inst in module.insts if Module.opcode(inst) in (OP_LOAD, OP_STORE)
