@@ -130,3 +130,43 @@ p.both(q, (1,), None, A, A)
 assert get(A, np.zeros(8, np.uint32)).tolist() == [1, 11, 21, 31, 1, 11, 21, 31]
 print("OK")
 """)
+
+
+def test_copies_made_loops_keep_every_bit_and_overlap_order(python_with_icd):
+    """Kernels of many copies of 16 loaded elements into a stored 16-element vector (the CTS's
+    basic/vector_creation shape; spirv_copy_loops.py makes each copy one loop on llvmpipe):
+    doubles, floats and halves with NaN payloads, signalling NaNs, -0, denormals and infinities
+    keep every bit, and copies between overlapping ranges of one buffer (destination above or
+    below the source) give what loading all 16 elements before storing any gives."""
+    run(python_with_icd, EDGE_SETUP + """
+f64_bits = np.array([0x7FF8000000000001, 0xFFF0000000000001, 0x7FF4000000000000, 0x8000000000000000, 0,
+                     1, 0x800FFFFFFFFFFFFF, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FEFFFFFFFFFFFFF,
+                     0x0010000000000000, 0x3FF0000000000000, 0xBFF0000000000001, 0x7FFFFFFFFFFFFFFF,
+                     0x000FFFFFFFFFFFFF, 0x5555555555555555], dtype=np.uint64)
+lines = 40
+fp64 = "cl_khr_fp64" in dev.extensions
+types = [("float", np.uint32, f32_bits), ("half", np.uint16, f16_bits), ("char", np.uint8, u8[250:]),
+         ("int", np.uint32, f32_bits)] + ([("double", np.uint64, f64_bits)] if fp64 else [])
+src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\\n"
+if fp64:
+    src += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\\n"
+for t, _, _ in types:
+    body = "".join("  vstore16((%s16)(vload3(0, a + %d), vload4(0, a + %d), vload8(0, a + %d), a[%d]), %d, b);\\n"
+                   % (t, k, k + 3, k + 7, k + 15, k) for k in range(lines))
+    src += "kernel void copy_%s(global %s *p, int s, int d) {\\n  global %s *a = p + s, *b = p + d;\\n%s}\\n" % (
+        t, t, t, body)
+p = cl.Program(ctx, src).build()
+for t, dtype, edge in types:
+    for s, d in ((0, 16 * lines + 64), (16 * lines + 64, 0), (8, 9), (9, 8), (8, 24), (24, 8), (8, 8)):
+        size = 16 * lines + 16 * lines + 128
+        host = np.tile(edge, size // len(edge) + 1)[:size].copy()
+        host[1::7] = rng.integers(0, np.iinfo(dtype).max, host[1::7].size, dtype=dtype, endpoint=True)
+        P = buf(host.copy())
+        getattr(p, "copy_" + t)(q, (1,), None, P, np.int32(s), np.int32(d))
+        want = host.copy()
+        for k in range(lines):  # every load of a line before any of its stores, line by line
+            want[d + 16 * k:d + 16 * k + 16] = want[s + k:s + k + 16].copy()
+        got = get(P, host)
+        assert np.array_equal(got, want), (t, s, d, np.flatnonzero(got != want)[:8])
+print("OK")
+""")

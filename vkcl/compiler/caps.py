@@ -74,6 +74,10 @@ class DeviceCaps:
     # llvmpipe makes each a loop over its batch of work-items, and its compile time grows with
     # the square of their number (a vector of 16 chars is 16 of them).
     merge_narrow_accesses: bool = False
+    # In kernels of many global accesses, a run of loads stored unchanged by the run of stores
+    # after it made one loop (spirv_copy_loops.py): llvmpipe's coroutine splitting takes time
+    # that grows with the square of the basic blocks those accesses become.
+    roll_copies: bool = False
     # Float operations with a constant +0.0 operand rewritten with it negated (repair 21,
     # spirv_zero_operands.py): llvmpipe folds x * 0.0 to 0, x + 0.0 to x and so on.
     negate_zero_operands: bool = False

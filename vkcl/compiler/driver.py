@@ -230,7 +230,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        merge = caps.merge_narrow_accesses and input_kind == "cl" and not any(
+        merge = (caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl" and not any(
             spirv_merge_access.may_be_volatile(s, opts.include_dirs, headers,
                                                " ".join(a for a in args + more if a.startswith("-D")))
             for s in inputs)
@@ -304,7 +304,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
                                     narrow_scopes=caps.narrow_memory_scopes, zero_operands=caps.negate_zero_operands,
-                                    merge_accesses=merge_accesses)
+                                    merge_accesses=merge_accesses and caps.merge_narrow_accesses,
+                                    roll_copies=merge_accesses and caps.roll_copies)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

@@ -41,6 +41,7 @@ OP_EXT_INST, OP_LINE, OP_NO_LINE = 12, 8, 317
 OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_ARRAY, OP_TYPE_POINTER = 21, 22, 23, 28, 32
 OP_FUNCTION, OP_FUNCTION_END, OP_LABEL = 54, 56, 248
 OP_LOAD, OP_STORE, OP_PTR_ACCESS_CHAIN, OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 61, 62, 67, 70
+OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN = 65, 66
 OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT = 80, 81
 OP_CONVERT_PTR_TO_U, OP_CONVERT_U_TO_PTR, OP_BITCAST, OP_IADD = 117, 120, 124, 128
 OP_DECORATE, DECORATION_ARRAY_STRIDE = 71, 6
@@ -101,11 +102,14 @@ def merge_narrow_accesses(data: bytes) -> bytes:
 
 
 class _Plan:
+    WIDTHS = (8, 16, 32)  # the element widths whose accesses are planned
+
     def __init__(self, module: Module):
         self.m = module
         self.strides: dict[int, int] = {}
         self.decorated: set[int] = set()
         self.defs: dict[int, array] = {}
+        self.same: dict[int, int] = {}
         for inst in module.insts:
             op = Module.opcode(inst)
             if op == OP_DECORATE:
@@ -114,15 +118,17 @@ class _Plan:
                     self.strides[inst[1]] = inst[3]
             elif op in (OP_PTR_ACCESS_CHAIN, OP_IN_BOUNDS_PTR_ACCESS_CHAIN, OP_IADD) and len(inst) >= 5:
                 self.defs[inst[2]] = inst
+            elif op in (OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN) and len(inst) == 4:
+                self.same[inst[2]] = inst[3]  # no indices: the base pointer itself
 
     # -- what an access reaches ---------------------------------------------------------------
     def width(self, type_id: int) -> int:
         return self.m.types[type_id][2]
 
     def _element(self, type_id: int) -> int | None:
-        """The type if it is an 8-, 16- or 32-bit integer or float, else None."""
+        """The type if it is an integer or float of one of WIDTHS, else None."""
         inst = self.m.types.get(type_id)
-        if inst is not None and Module.opcode(inst) in (OP_TYPE_INT, OP_TYPE_FLOAT) and inst[2] in (8, 16, 32):
+        if inst is not None and Module.opcode(inst) in (OP_TYPE_INT, OP_TYPE_FLOAT) and inst[2] in self.WIDTHS:
             return type_id
         return None
 
@@ -161,6 +167,8 @@ class _Plan:
         if elem is None:
             return None
         size = self.width(elem) // 8
+        while pointer in self.same:
+            pointer = self.same[pointer]
         chain = self.defs.get(pointer)
         if chain is None or Module.opcode(chain) == OP_IADD:
             return (pointer, (), None), 0, elem

@@ -247,6 +247,7 @@ class Device(CLObject):
             native_builtins=("fma",) if pd.vendor_id == NVIDIA_VENDOR_ID else (),
             narrow_memory_scopes=pd.driver_name == "llvmpipe",
             merge_narrow_accesses=pd.driver_name == "llvmpipe",
+            roll_copies=pd.driver_name == "llvmpipe",
             negate_zero_operands=pd.driver_name == "llvmpipe",
             **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
         )
