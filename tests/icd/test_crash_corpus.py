@@ -162,6 +162,45 @@ cl.enqueue_copy(q, o, bo)
 same(o[:2 * N], x[2:2 * N + 2], "a double pair between buffers")
 same(o[2 * N:], np.zeros(4), "past the copies")
 """,
+    # a union of a struct and a double2 copied through private memory looped clspv (the build
+    # ended at its 120 s timeout): struct copies between global memory and a variable go member
+    # by member (struct_copies)
+    "union_of_a_struct_and_a_double2_through_private_memory": """
+src = '''typedef union { struct { double x, y; }; double2 d; } C;
+kernel void k(global const C *in, global C *out) { int i = get_global_id(0); C a = in[i];
+  C b = in[i + 1]; C c; c.x = a.x + b.x; c.y = a.y + b.y; out[i] = c; }'''
+x = np.concatenate([specials, specials[::-1], [2.0, -0.0]])
+got = run(src, [x], np.float64, 2 * N)
+with np.errstate(invalid="ignore"):
+    want = x[:2 * N] + x[2:]
+same(got, want, "a union's members added through private copies")
+""",
+    # struct { half h[3]; } at a folded index (`T t = in[n + i - 1]`) through a variable or local
+    # memory: lavapipe crashed on clspv's SPIR-V (SIGSEGV), as for struct { double a[2]; } and
+    # struct { float3 v; int k; } (tests/icd/test_structs.py has them all, every direction)
+    "half3_struct_at_a_folded_index": """
+src = '''typedef struct { half h[3]; } H;
+kernel void k(global const H *in, global H *out, int n) {
+  local H l[16];
+  size_t i = get_global_id(0);
+  H t = in[n + i - 1];
+  out[i] = t;
+  l[i] = in[n + i - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[N + n + i - 1] = l[15 - i];
+}'''.replace("N +", "%d +" % N)
+bits = np.array([0x7E01, 0xFE01, 0x7D00, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x03FF, 0x7BFF, 0x0400, 0x3C00, 0xBC00], np.uint16)
+h = np.resize(bits, 3 * (N + 2)).view(np.float16)
+prog = cl.Program(ctx, src).build()
+o = np.zeros(3 * (2 * N + 2), np.float16)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+prog.k(q, (N,), (N,), cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=h), bo, np.int32(2))
+cl.enqueue_copy(q, o, bo)
+rows = h.view(np.uint16).reshape(-1, 3)
+got = o.view(np.uint16).reshape(-1, 3)
+same(got[:N].ravel(), rows[1:N + 1].ravel(), "half[3] through a variable")
+same(got[N + 1:2 * N + 1].ravel(), rows[1:N + 1][::-1].ravel(), "half[3] through local memory")
+""",
 }
 
 

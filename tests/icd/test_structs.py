@@ -24,6 +24,7 @@ EDGES = {
     ("f", 8): [0x7FF8000000000123, 0xFFF8000000000001, 0x7FF4000000000000, 0x7FF0000000000000,
                0xFFF0000000000000, 0x8000000000000000, 0x0000000000000001, 0x000FFFFFFFFFFFFF,
                0x7FEFFFFFFFFFFFFF],
+    ("f", 2): [0x7E01, 0xFE01, 0x7D00, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x03FF, 0x7BFF, 0x0400],
     ("i", 1): [-128, 127, -1, 0], ("u", 1): [255, 0, 128],
     ("i", 2): [-32768, 32767, -1], ("u", 2): [65535, 0, 32768],
     ("i", 4): [-2**31, 2**31 - 1, -1], ("u", 4): [2**32 - 1, 2**31, 0],
@@ -106,6 +107,28 @@ LAYOUTS = {
                               "np.dtype({'names': ['x', 'y', 'z'], 'formats': [('<u4', 2), '<i4', ('<u4', (3, 4))],"
                               " 'offsets': [0, 8, 12], 'itemsize': 60})",
                               "t.z[2][3]", "a['z'][:, 2, 3].copy()"),
+    # copied through private and local memory at a folded index (`T t = in[n + i - 1]; out[i] =
+    # t;`) these crashed lavapipe (SIGSEGV) or looped clspv until the build's timeout
+    "double_array": ("typedef struct { double a[2]; } T;",
+                     "np.dtype({'names': ['a'], 'formats': [('<f8', 2)], 'offsets': [0], 'itemsize': 16})",
+                     "as_ulong(t.a[1])", "a['a'][:, 1].copy().view(np.uint64)"),
+    "int_array": ("typedef struct { int a[4]; } T;",
+                  "np.dtype({'names': ['a'], 'formats': [('<i4', 4)], 'offsets': [0], 'itemsize': 16})",
+                  "t.a[2]", "a['a'][:, 2].copy()"),
+    "float3_int": ("typedef struct { float3 v; int k; } T;",
+                   "np.dtype({'names': ['v', 'k'], 'formats': [('<f4', 3), '<i4'], 'offsets': [0, 16], 'itemsize': 32})",
+                   "t.k", "a['k'].copy()"),
+    "double2_member": ("typedef struct { double2 v; } T;",
+                       "np.dtype({'names': ['v'], 'formats': [('<f8', 2)], 'offsets': [0], 'itemsize': 16})",
+                       "as_ulong(t.v.y)", "a['v'][:, 1].copy().view(np.uint64)"),
+    "nested_char_double": ("typedef struct { struct { char c; double d; } v; int k; } T;",
+                           "np.dtype({'names': ['v', 'k'], 'formats': [np.dtype({'names': ['c', 'd'], 'formats':"
+                           " ['i1', '<f8'], 'offsets': [0, 8], 'itemsize': 16}), '<i4'], 'offsets': [0, 16],"
+                           " 'itemsize': 24})",
+                           "t.k", "a['k'].copy()"),
+    "half_array": ("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\ntypedef struct { half h[3]; } T;",
+                   "np.dtype({'names': ['h'], 'formats': [('<f2', 3)], 'offsets': [0], 'itemsize': 6})",
+                   "as_ushort(t.h[1])", "a['h'][:, 1].copy().view(np.uint16)"),
 }
 
 KERNELS = r"""
@@ -176,6 +199,16 @@ kernel void between_buffers(global const T *in, global T *out, global W *wout, i
     out[i] = in[n + i - 1];      // the source's index folded into bytes by LLVM, then the other's
     wout[n + i - 1].v = in[i];
 }
+kernel void folded(global const T *in, global T *out, global T *lout, int n)
+{
+    local T l[WG];
+    size_t i = get_global_id(0), lid = get_local_id(0);
+    T t = in[n + i - 1];         // LLVM folds the index into bytes: through a variable, then local memory
+    out[i] = t;
+    l[lid] = in[n + i - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    lout[n + i - 1] = l[WG - 1 - lid];
+}
 kernel void private_swap(global const T *in, global T *out, uint shift)
 {
     T a[4];
@@ -239,6 +272,12 @@ O, WO = buf(np.zeros_like(a)), buf(np.zeros_like(a))
 p.between_buffers(q, (n - 8,), None, A, O, WO, np.int32(3))
 same(get(O, a)[:n - 8], a[2:n - 6])
 same(get(WO, a)[2:n - 6], a[:n - 8])
+
+O, LO = buf(np.zeros_like(a)), buf(np.zeros_like(a))
+p.folded(q, (n - wg,), (wg,), A, O, LO, np.int32(3))
+same(get(O, a)[:n - wg], a[2:n - wg + 2])
+mirrored = (base + wg - 1 - lid)[:n - wg] + 2
+same(get(LO, a)[2:n - wg + 2], a[mirrored])
 
 O = buf(np.zeros_like(a))
 shift = 3

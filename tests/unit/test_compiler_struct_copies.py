@@ -61,23 +61,26 @@ def test_local_and_private_copies_become_typed_loads_and_stores():
     lines = [line.strip() for line in out.splitlines()]
     # global -> local, the local side a wrapper: its member at offset 0 is the copy's type
     i = lines.index("%__vkcl_copy1.dst = getelementptr inbounds %struct.W, ptr addrspace(3) %row, i32 0, i32 0")
-    assert lines[i + 1:i + 3] == ["%__vkcl_copy1 = load %struct.S, ptr addrspace(1) %g, align 4",
-                                  "store %struct.S %__vkcl_copy1, ptr addrspace(3) %__vkcl_copy1.dst, align 4"]
-    # local -> private through a folded constant expression, volatile kept
+    # (member by member: between global and local memory, as between global and private)
+    assert lines[i + 1:i + 5] == ["%__vkcl_copy1.s0 = getelementptr inbounds %struct.S, ptr addrspace(1) %g, i32 0, i32 0",
+                                  "%__vkcl_copy1.d0 = getelementptr inbounds %struct.S, ptr addrspace(3) %__vkcl_copy1.dst, i32 0, i32 0",
+                                  "%__vkcl_copy1.v0 = load i32, ptr addrspace(1) %__vkcl_copy1.s0, align 4",
+                                  "store i32 %__vkcl_copy1.v0, ptr addrspace(3) %__vkcl_copy1.d0, align 4"]
+    # local -> a private variable through a folded constant expression, volatile kept
     assert ("%__vkcl_copy2.src = getelementptr inbounds [9 x %struct.W], ptr addrspace(3) getelementptr inbounds "
             "([2 x [9 x %struct.W]], ptr addrspace(3) @l, i64 0, i64 1), i32 0, i32 0, i32 0") in lines
-    assert "%__vkcl_copy2 = load volatile %struct.S, ptr addrspace(3) %__vkcl_copy2.src, align 4" in lines
-    assert "store volatile %struct.S %__vkcl_copy2, ptr %s, align 4" in lines
-    # global -> private only for a struct with padding (clspv gave invalid SPIR-V for its copy)
-    assert lines[lines.index("%__vkcl_copy0 = load %struct.M, ptr addrspace(1) %gm, align 8") + 1] == \
-        "store %struct.M %__vkcl_copy0, ptr %m, align 8"
-    assert "tail call void @llvm.memcpy.p0.p1.i64(ptr align 4 %s, ptr addrspace(1) align 4 %g, i64 16, i1 false)" in lines
+    assert "%__vkcl_copy2.v3 = load volatile i32, ptr addrspace(3) %__vkcl_copy2.s3, align 4" in lines
+    assert "store volatile i32 %__vkcl_copy2.v3, ptr %__vkcl_copy2.d3, align 4" in lines
+    # global -> private member by member, with padding or without
+    assert lines[lines.index("%__vkcl_copy0.v2 = load double, ptr addrspace(1) %__vkcl_copy0.s2, align 8") + 1] == \
+        "store double %__vkcl_copy0.v2, ptr %__vkcl_copy0.d2, align 8"
+    assert "store i32 %__vkcl_copy3.v3, ptr %__vkcl_copy3.d3, align 4" in lines
     # untyped sides, a run-time size and sizes that match no common type are left as they are
     assert any(line.startswith("call void @llvm.memcpy.p3.p3.i64") for line in lines)
     assert any("i64 %n, i1 false)" in line for line in lines)
     assert any(line.startswith("call void @llvm.memcpy.p0.p3.i64(ptr align 4 %f, ptr addrspace(3) align 4 %row, i64 8")
                for line in lines)
-    assert out.count("__vkcl_copy") == 10  # three copies rewritten, no more
+    assert out.count("__vkcl_copy") == 106  # four copies rewritten, member by member, no more
 
 
 def test_ir_without_such_copies_is_not_rewritten():
@@ -298,3 +301,71 @@ def test_copies_between_buffers_and_of_packed_local_structs_go_member_by_member(
     # the packed local struct, member by member into the private copy
     assert "%__vkcl_copy2.v1 = load i32, ptr addrspace(3) %__vkcl_copy2.s1, align 1" in lines
     assert "store i32 %__vkcl_copy2.v1, ptr %__vkcl_copy2.d1, align 1" in lines
+
+
+PRIVATE_GLOBAL = LAYOUT + """%struct.D = type { [2 x double] }
+%union.C = type { <2 x double> }
+%struct.H = type { [3 x half] }
+%struct.A = type { [65 x i32] }
+%struct.P = type { i8, [65 x i32] }
+@l = internal addrspace(3) global [4 x %struct.H] undef, align 2
+
+define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out, ptr addrspace(2) %c, i64 %n) {
+entry:
+  %arr = alloca [4 x %struct.D], align 8
+  %d = alloca %struct.D, align 8
+  %u = alloca %union.C, align 16
+  %h = alloca %struct.H, align 2
+  %a = alloca %struct.A, align 4
+  %p = alloca %struct.P, align 4
+  %gd = getelementptr inbounds nuw %struct.D, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 8 %d, ptr addrspace(1) align 8 %gd, i64 16, i1 false)
+  %od = getelementptr inbounds nuw %struct.D, ptr addrspace(1) %out, i64 %n
+  call void @llvm.memcpy.p1.p0.i64(ptr addrspace(1) align 8 %od, ptr align 8 %d, i64 16, i1 false)
+  %gu = getelementptr inbounds nuw %union.C, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 16 %u, ptr addrspace(1) align 16 %gu, i64 16, i1 false)
+  %gh = getelementptr inbounds nuw %struct.H, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 2 %h, ptr addrspace(1) align 2 %gh, i64 6, i1 false)
+  %ga = getelementptr inbounds nuw %struct.A, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 4 %a, ptr addrspace(1) align 4 %ga, i64 260, i1 false)
+  %gp = getelementptr inbounds nuw %struct.P, ptr addrspace(1) %in, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 4 %p, ptr addrspace(1) align 4 %gp, i64 264, i1 false)
+  call void @llvm.memcpy.p0.p1.i64(ptr align 8 %d, ptr addrspace(1) align 8 %in, i64 16, i1 false)
+  %cd = getelementptr inbounds nuw %struct.D, ptr addrspace(2) %c, i64 %n
+  call void @llvm.memcpy.p0.p2.i64(ptr align 8 %d, ptr addrspace(2) align 8 %cd, i64 16, i1 false)
+  %e = getelementptr inbounds [4 x %struct.D], ptr %arr, i64 0, i64 %n
+  call void @llvm.memcpy.p0.p1.i64(ptr align 8 %e, ptr addrspace(1) align 8 %gd, i64 16, i1 false)
+  %lh = getelementptr inbounds [4 x %struct.H], ptr addrspace(3) @l, i64 0, i64 %n
+  call void @llvm.memcpy.p3.p1.i64(ptr addrspace(3) align 2 %lh, ptr addrspace(1) align 2 %gh, i64 6, i1 false)
+  ret void
+}
+"""
+
+
+def test_copies_between_private_and_global_memory_go_member_by_member():
+    # `T t = in[n + i - 1]; out[i] = t;`: LLVM folded the index into bytes and clspv's memcpy
+    # lowering then made SPIR-V that lavapipe crashed on (struct { double a[2]; }, half[3], ...)
+    # or looped for ever (double2 members, unions of a struct and a double2, padded structs).
+    lines = [line.strip() for line in struct_copies.rewrite(PRIVATE_GLOBAL).splitlines()]
+    assert lines[lines.index("%__vkcl_copy0.s1 = getelementptr inbounds %struct.D, ptr addrspace(1) %gd, i32 0, i32 0, i64 1"):][:4] == [
+        "%__vkcl_copy0.s1 = getelementptr inbounds %struct.D, ptr addrspace(1) %gd, i32 0, i32 0, i64 1",
+        "%__vkcl_copy0.d1 = getelementptr inbounds %struct.D, ptr %d, i32 0, i32 0, i64 1",
+        "%__vkcl_copy0.v1 = load double, ptr addrspace(1) %__vkcl_copy0.s1, align 8",
+        "store double %__vkcl_copy0.v1, ptr %__vkcl_copy0.d1, align 8"]
+    assert "store double %__vkcl_copy1.v1, ptr addrspace(1) %__vkcl_copy1.d1, align 8" in lines  # and back
+    # a union of a struct and a double2: its one vector; half[3]: three halves, none wider
+    assert "%__vkcl_copy2.v0 = load <2 x double>, ptr addrspace(1) %__vkcl_copy2.s0, align 16" in lines
+    assert not any(line.startswith("%__vkcl_copy2.v1") for line in lines)
+    assert "%__vkcl_copy3.v2 = load half, ptr addrspace(1) %__vkcl_copy3.s2, align 2" in lines
+    assert not any(line.startswith("%__vkcl_copy3.v3") for line in lines)
+    # more than 64 members: without padding the memcpy stays (as before), with padding it is typed whole
+    assert "call void @llvm.memcpy.p0.p1.i64(ptr align 4 %a, ptr addrspace(1) align 4 %ga, i64 260, i1 false)" in lines
+    assert "%__vkcl_copy4 = load %struct.P, ptr addrspace(1) %gp, align 4" in lines
+    # an untyped global side, and constant memory: left as they are
+    assert "call void @llvm.memcpy.p0.p1.i64(ptr align 8 %d, ptr addrspace(1) align 8 %in, i64 16, i1 false)" in lines
+    assert any(line.startswith("call void @llvm.memcpy.p0.p2.i64(ptr align 8 %d") for line in lines)
+    # a private array's element: left (clspv wrote its members' accesses as pointer arithmetic
+    # in Function memory, which Vulkan does not allow)
+    assert "call void @llvm.memcpy.p0.p1.i64(ptr align 8 %e, ptr addrspace(1) align 8 %gd, i64 16, i1 false)" in lines
+    # between global and local memory: member by member too (half[3] at a folded index crashed lavapipe)
+    assert "store half %__vkcl_copy5.v2, ptr addrspace(3) %__vkcl_copy5.d2, align 2" in lines

@@ -15,8 +15,9 @@ private:
 - a struct with padding copied between global and private memory (`T t = in[i]; out[j] = t;`
   for `struct { char c; int i; double d; short s; }`): invalid SPIR-V (an OpPtrAccessChain past
   a byte; an OpStore of a mistyped value), which lavapipe crashed on or refused to run. (Such
-  copies of structs without padding clspv compiles right, and typed they came out as float
-  pointer arithmetic in Function memory, which Vulkan does not allow: they stay memcpys.)
+  copies of structs without padding into a private array's element clspv compiles right at an
+  index it does not fold, and typed they came out as float pointer arithmetic in Function
+  memory, which Vulkan does not allow: they stay memcpys.)
 A typed copy, `load %T` then `store %T`, is what clspv compiles right (LLVM splits it into one
 load and store per member). So for a program that declares a struct or union, vkcl has clspv
 write the front end's IR as text (`--output-format=ll`, before any of its passes; ~2 ms for a
@@ -29,8 +30,15 @@ side may name an enclosing aggregate (`[9 x %W]` for `l[1][0].v`); the copy uses
 both sides reach through members at offset 0 whose size is the copy's. A memcpy whose sides give
 no such type, or whose size is not a constant, is left as it is.
 
-Two kinds of copy go member by member instead (one load and store per scalar or vector, each
-through a GEP of the copy's type): copies between two buffers, where LLVM folds an index such as
+Some copies go member by member instead (one load and store per scalar or vector, each through
+a GEP of the copy's type; _by_members). Copies between global and local memory, and between
+global or local memory and a private variable of the copy's type: at an index LLVM folds into
+bytes (`T t = in[n + i - 1]; out[i] = t;`) clspv gave SPIR-V that lavapipe crashed on (a -1
+element index written as 2^31 - 1: `struct { double a[2]; }`, `half h[3]`, `float3` beside an
+int) or looped for ever (a `double2` member, padded structs, a union of a struct and a
+`double2`); and once global-to-local copies went member by member, a local-to-private copy
+typed whole read a struct whose first member is an array from the wrong words. Copies between
+two buffers, where LLVM folds an index such as
 `in[n + i - 1]` into a byte offset and clspv's memcpy lowering then punned the struct through
 integers (a 16-byte wrapper, pyopencl's `cdouble_t`, became an i128 with an invalid constant that
 lavapipe refused; other shapes came out wrong or crashed), and, in a module with a `__local`
@@ -128,13 +136,14 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if _LOCAL not in (dst.space, src.space) and not between_buffers:
         if dst_t is None or src_t is None:
             return None  # a side whose type clspv infers from its uses: punning it could break more
-        if dst.space != src.space and not _padded(module, copy_t):
-            return None  # between private and global memory clspv copies a struct without padding right
     members = None
-    if between_buffers or (packed_local and _LOCAL in (dst.space, src.space)):
+    if _by_members(dst, src, dst_depth, src_depth, pointees, packed_local):
         members = _members(module, copy_t)
-        if members is None and between_buffers:
-            return None
+    if members is None and (between_buffers or (dst.space != src.space and _LOCAL not in (dst.space, src.space)
+                                                 and not _padded(module, copy_t))):
+        # between buffers, and for a struct without padding between private and global or
+        # constant memory, a copy typed whole went wrong or is not needed: the memcpy stays
+        return None
     indent, name = call.group(1), f"%__vkcl_copy{serial}"
     vol = "volatile " if volatile == "i1 true" else ""
     lines = []
@@ -146,6 +155,24 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {_ptr(src.space)} {src_ptr}, align {src.align}")
     lines.append(f"{indent}store {vol}{copy_t.text} {name}, {_ptr(dst.space)} {dst_ptr}, align {dst.align}")
     return lines
+
+
+def _by_members(dst: _Operand, src: _Operand, dst_depth: int, src_depth: int, pointees, packed_local: bool) -> bool:
+    """Whether a copy goes member by member: between buffers, between global and local memory,
+    between global memory and a private variable of the copy's type (`T t = in[n + i - 1];
+    out[i] = t;`), and, where a local array holds a packed struct, every copy with a local side.
+    Not into or out of a private array's element: clspv wrote such member accesses as pointer
+    arithmetic in Function memory, which Vulkan does not allow."""
+    spaces = {dst.space, src.space}
+    if dst.space == src.space == _GLOBAL_SPACE or spaces == {_LOCAL, _GLOBAL_SPACE}:
+        return True
+    if packed_local and _LOCAL in spaces:
+        return True
+    if spaces not in ({_PRIVATE, _GLOBAL_SPACE}, {_PRIVATE, _LOCAL}):
+        return False
+    private, depth = (dst, dst_depth) if dst.space == _PRIVATE else (src, src_depth)
+    found = pointees.get(private.value)
+    return depth == 0 and isinstance(found, tuple) and found[0] == "alloca"
 
 
 def _packed_local(module: Module, ir: str) -> bool:
