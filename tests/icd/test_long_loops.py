@@ -270,6 +270,74 @@ print("OK")
 """)
 
 
+def test_barrier_loop_with_ifs_of_200000_trips(python_with_icd):
+    run(python_with_icd, """
+# the shape of pyopencl's scan_final_update: a loop with barriers whose body has ifs (a store
+# under a condition, a value kept from the previous trip); 200,000 trips, the last one partial
+src = '''kernel void k(global uint *o, global const uint *in, uint n) { local uint l[64]; uint lid = get_local_id(0);
+    uint prev = 7, h = lid;
+    for (uint base = 0; base < n; base += 64) {
+        uint i = base + lid;
+        if (i < n) l[lid] = in[i & 1023] + base;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid != 0) prev = l[lid - 1];
+        if (i < n) h = STEP(h, prev);
+        if (lid == 0) prev = l[63];
+        barrier(CLK_LOCAL_MEM_FENCE); }
+    o[get_global_id(0)] = h; }'''
+inp = np.random.default_rng(5).integers(0, 2**32, 1024, dtype=np.uint64).astype(np.uint32)
+lanes = np.arange(64, dtype=np.uint64)
+def ref(n):
+    prev = np.full(64, 7, np.uint64)
+    h = lanes.copy()
+    l = np.zeros(64, np.uint64)
+    for base in range(0, n, 64):
+        i = base + lanes
+        live = i < n
+        l = np.where(live, (inp[(i & 1023).astype(np.int64)].astype(np.uint64) + base) & M, l)
+        prev = np.where(lanes != 0, np.roll(l, 1), prev)
+        h = np.where(live, (h * 1103515245 + (prev ^ 12345)) & M, h)
+        prev = np.where(lanes == 0, l[63], prev)
+    return h.astype(np.uint32)
+for n in (64 * 1000 - 5, 64 * 200000 - 5):
+    got = launch(src, "k", 64, 64, inp, np.uint32(n))
+    want = ref(n)
+    assert (got == want).all(), (n, np.nonzero(got != want)[0][:8])
+print("OK")
+""")
+
+
+def test_barrier_loop_with_continue_and_break(python_with_icd):
+    run(python_with_icd, """
+# a work-group-uniform continue and break in a loop with barriers, over 300,000 trips
+src = '''kernel void k(global uint *o, global const uint *in, uint n) { local uint l[64]; uint lid = get_local_id(0);
+    uint s = lid;
+    for (uint i = 0; i < n; i++) { l[lid] = in[i & 1023] ^ lid; barrier(CLK_LOCAL_MEM_FENCE);
+        uint v = l[0]; barrier(CLK_LOCAL_MEM_FENCE);
+        if ((v & 7) == 3) continue;
+        if (v == 0xdeadbeefu) break;
+        s = STEP(s, v ^ i); }
+    o[get_global_id(0)] = s; }'''
+inp = np.random.default_rng(9).integers(0, 2**32, 1024, dtype=np.uint64).astype(np.uint32)
+inp[inp == 0xdeadbeef] = 1
+def ref(n):
+    s = np.arange(64, dtype=np.uint64)
+    for i in range(n):
+        v = int(inp[i & 1023])
+        if v & 7 == 3:
+            continue
+        if v == 0xdeadbeef:
+            break
+        s = (s * 1103515245 + ((v ^ i) ^ 12345)) & M
+    return s.astype(np.uint32)
+for n in (300000,):
+    assert (launch(src, "k", 64, 64, inp, np.uint32(n)) == ref(n)).all(), n
+inp[500] = 0xdeadbeef
+assert (launch(src, "k", 64, 64, inp, np.uint32(300000)) == ref(300000)).all()
+print("OK")
+""")
+
+
 def test_what_is_still_cut_short_on_lavapipe(python_with_icd):
     run(python_with_icd, """
 # lavapipe only: a counted loop of 16 x 65,536 + 16 iterations overruns even unrolled 16 times;
