@@ -338,6 +338,26 @@ print("OK")
 """)
 
 
+def test_nested_barrier_loops(python_with_icd):
+    run(python_with_icd, """
+# barriers in an inner loop: 300 x 700 = 210,000 trips of it (copied with the outer loop, then
+# each copy on its own)
+src = '''kernel void k(global uint *o, uint n, uint m) { local uint l[64]; uint lid = get_local_id(0); uint s = lid;
+    for (uint i = 0; i < n; i++) for (uint j = 0; j < m; j++) { l[lid] = s ^ j; barrier(CLK_LOCAL_MEM_FENCE);
+        s = STEP(l[(lid + 1) & 63], i * m + j); barrier(CLK_LOCAL_MEM_FENCE); }
+    o[get_global_id(0)] = s; }'''
+def ref(n, m):
+    s = np.arange(64, dtype=np.uint64)
+    for i in range(n):
+        for j in range(m):
+            s = (np.roll(s ^ j, -1) * 1103515245 + ((i * m + j) ^ 12345)) & M
+    return s.astype(np.uint32)
+for n, m in ((3, 7), (300, 700)):
+    assert (launch(src, "k", 64, 64, np.uint32(n), np.uint32(m)) == ref(n, m)).all(), (n, m)
+print("OK")
+""")
+
+
 def test_what_is_still_cut_short_on_lavapipe(python_with_icd):
     run(python_with_icd, """
 # lavapipe only: a counted loop of 16 x 65,536 + 16 iterations overruns even unrolled 16 times;

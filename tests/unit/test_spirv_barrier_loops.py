@@ -109,6 +109,13 @@ SHAPES = {
       for (uint i = 0; i < n; i++) for (uint j = 0; j < m; j++) {
         l[lid] = in[i ^ j] + s; barrier(CLK_LOCAL_MEM_FENCE); s = l[(lid + j) & 63]; barrier(CLK_LOCAL_MEM_FENCE); }
       o[lid] = s; }""",
+    # the inner loop is copied with the outer one, then each copy of it on its own: decorations
+    # of copies of copies
+    "nested_float": """kernel void k(global float *o, global const float *a, uint n, uint m) { local float l[64];
+      uint lid = get_local_id(0); float s = 1;
+      for (uint i = 0; i < n; i++) for (uint j = 0; j < m; j++) { l[lid] = s * a[j]; barrier(CLK_LOCAL_MEM_FENCE);
+        s = l[(lid + 1) & 63] - a[i]; barrier(CLK_LOCAL_MEM_FENCE); }
+      o[lid] = s; }""",
     "two_loops": """kernel void k(global float *o, global const float *in, uint n) { local float l[64]; uint lid = get_local_id(0);
       float s = 0, t = 1;
       for (uint i = lid; i < n; i += 64) { l[lid] = in[i]; barrier(CLK_LOCAL_MEM_FENCE); s += l[63 - lid]; barrier(CLK_LOCAL_MEM_FENCE); }
@@ -125,6 +132,8 @@ def test_loops_of_several_blocks_are_copied_and_stay_valid(tmp_path):
         assert rolled.ok and unrolled.ok, rolled.log + unrolled.log
         assert _valid(unrolled.spirv, tmp_path), name
         counts[name] = (_count(rolled.spirv, OP_CONTROL_BARRIER), _count(unrolled.spirv, OP_CONTROL_BARRIER))
+        text = subprocess.run(["spirv-dis", "-"], input=unrolled.spirv, capture_output=True).stdout
+        assert text.count(b"NoContraction") == sum(text.count(op) for op in (b"OpFMul", b"OpFSub", b"OpFAdd")), name
     assert counts["ifs"] == (2, 2 * 16)
     assert counts["two_loops"] == (4, 4 * 16)
     assert all(unrolled >= rolled for rolled, unrolled in counts.values()), counts

@@ -121,7 +121,10 @@ def unroll_barrier_loops(data: bytes, copies: int, size: int) -> bytes:
     for inst in out:
         result.extend(inst)
         if _op(inst) in (OP_DECORATE, OP_DECORATE_ID, OP_DECORATE_STRING) and inst[1] in copies_of:
-            for new_id in copies_of[inst[1]]:
+            todo = list(copies_of[inst[1]])
+            while todo:  # copies of copies too (an inner loop copied with its outer loop, then itself)
+                new_id = todo.pop()
+                todo += copies_of.get(new_id, [])
                 copy = array("I", inst)
                 copy[1] = new_id
                 result.extend(copy)
@@ -140,23 +143,33 @@ def _split(insts: list[array]) -> tuple[list[array], list[list[array]], list[arr
 
 
 def _unroll_function(insts: list[array], copies: int, size: int, state: dict, grouped: set) -> bool:
+    """Innermost loops first: their trips are the most, and what they take of the budget is
+    copied along with an outer loop's blocks anyway."""
     if not any(_op(inst) == OP_LABEL for inst in insts):
         return False
     changed, tried = False, set()
-    while True:
-        head, blocks, end = _split(insts)
-        for block in blocks:
-            if len(block) < 3 or _op(block[-2]) != OP_LOOP_MERGE or block[0][1] in tried:
-                continue
-            tried.add(block[0][1])
-            new = _unrolled(blocks, block[0][1], copies, size, state, grouped)
-            if new is None:
-                continue
-            insts[:] = head + [inst for b in new for inst in b] + end
-            changed = True
-            break
-        else:
-            return changed
+    for innermost in (True, False):
+        while True:
+            head, blocks, end = _split(insts)
+            for block in blocks:
+                label = block[0][1]
+                if len(block) < 3 or _op(block[-2]) != OP_LOOP_MERGE or label in tried:
+                    continue
+                new = _unrolled(blocks, label, copies, size, state, grouped, innermost)
+                if new is _LATER:
+                    continue
+                tried.add(label)
+                if new is None:
+                    continue
+                insts[:] = head + [inst for b in new for inst in b] + end
+                changed = True
+                break
+            else:
+                break
+    return changed
+
+
+_LATER: list = []  # _unrolled's answer for a loop that holds another while innermost loops go first
 
 
 def _dominators(order: list[int], preds: dict[int, list[int]]) -> dict[int, set[int]]:
@@ -247,13 +260,15 @@ def _implicit_continue(block: list[array], cont: int, merge: int) -> bool:
 
 
 def _unrolled(blocks: list[list[array]], header: int, copies: int, size: int, state: dict,
-              grouped: set) -> list[list[array]] | None:
+              grouped: set, innermost: bool = False) -> list[list[array]] | None:
     by_label = {b[0][1]: b for b in blocks}
     loop_merge = by_label[header][-2]
     merge, cont = loop_merge[1], loop_merge[2]
     order = _region(blocks, header, merge, cont)
     if order is None:
         return None
+    if innermost and any(len(by_label[b]) > 1 and _op(by_label[b][-2]) == OP_LOOP_MERGE for b in order[1:]):
+        return _LATER
     length = sum(len(by_label[b]) - 1 for b in order)
     k = copies
     while k >= 2 and (k * length > size or (k - 1) * length > state["budget"]):
