@@ -305,7 +305,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
                                     narrow_scopes=caps.narrow_memory_scopes, zero_operands=caps.negate_zero_operands,
                                     merge_accesses=merge_accesses and caps.merge_narrow_accesses,
-                                    roll_copies=merge_accesses and caps.roll_copies)
+                                    roll_copies=merge_accesses and caps.roll_copies,
+                                    barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size))
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

@@ -98,6 +98,7 @@ from vkcl.compiler.spirv_phis import fill_undef_phi_inputs, merge_undef_phis
 from vkcl.compiler.spirv_pointers import fix_mistyped_pointers
 from vkcl.compiler.spirv_private_chains import fix_private_byte_chains
 from vkcl.compiler.spirv_scalars import fix_scalar_composites
+from vkcl.compiler.spirv_barrier_loops import unroll_barrier_loops
 from vkcl.compiler.spirv_merge_access import merge_narrow_accesses
 from vkcl.compiler.spirv_copy_loops import roll_copies as copy_loops
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
@@ -107,7 +108,7 @@ from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 25
+VERSION = 26
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -126,7 +127,8 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
            float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
-           merge_accesses: bool = False, roll_copies: bool = False) -> bytes:
+           merge_accesses: bool = False, roll_copies: bool = False,
+           barrier_loops: tuple[int, int] = (0, 0)) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
@@ -137,7 +139,9 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     operations on a constant +0.0 rewritten (llvmpipe, repair 21); `merge_accesses`:
     adjacent narrow global accesses merged (llvmpipe's compile time, spirv_merge_access.py);
     `roll_copies`: copies of a run of global loads by a run of stores made loops, first
-    (llvmpipe's compile time, spirv_copy_loops.py)."""
+    (llvmpipe's compile time, spirv_copy_loops.py);
+    `barrier_loops`: (copies, size) for one-block loops with a barrier unrolled (llvmpipe's
+    loop limit, spirv_barrier_loops.py; (0, 0): none)."""
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
     data = fix_scalar_composites(data)
@@ -164,6 +168,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = copy_loops(data)
     if merge_accesses:
         data = merge_narrow_accesses(data)
+    if barrier_loops[0]:
+        data = unroll_barrier_loops(data, *barrier_loops)
     return relax_atomics(data) if relaxed_atomics else data
 
 
