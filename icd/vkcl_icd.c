@@ -132,15 +132,15 @@ static unsigned long vkcl_python_main_thread;
  * was vkcl's own code: the handler's exception unwound vkcl instead of the host (the call
  * failed with CL_OUT_OF_HOST_MEMORY and the interrupt was lost). A C driver runs no Python, so
  * there the handler runs once the call has returned. vkcl does the same: while the host's main
- * thread is inside vkcl, a signal whose handler is Python's goes to a handler of vkcl's that
- * notes it, and on the way out Python's is put back and the signal raised again for it. Only
+ * thread is inside vkcl, a signal with a handler (Python's, or any other plain one; a signal
+ * ignored or left to its default action is not touched) goes to a handler of vkcl's that notes
+ * it, and on the way out the host's is put back and the signal raised again for it. Only
  * the calls that can wait do this (for the device, the compiler, a first pipeline), where a
- * signal lands in practice: three sigaction reads and two writes per signal Python handles,
+ * signal lands in practice: three sigaction reads and two writes per signal handled,
  * about a microsecond, would be a third of a short call's cost. A mask would not do: any thread of the process that does not block the signal (numpy's
  * OpenBLAS threads) takes it, and Python's handler then still runs in vkcl. */
 static const int vkcl_deferred_signals[] = {SIGINT, SIGALRM, SIGTERM};
 #define VKCL_DEFERRED_SIGNALS (sizeof vkcl_deferred_signals / sizeof vkcl_deferred_signals[0])
-static void (*vkcl_python_signal_handler)(int); /* Python's C handler, seen at start */
 static volatile sig_atomic_t vkcl_signals_caught[VKCL_DEFERRED_SIGNALS];
 static int vkcl_signal_depth; /* calls of the main thread in progress (callbacks nest them) */
 
@@ -161,7 +161,7 @@ static void vkcl_defer_signals(vkcl_signal_state *st)
 {
     st->entered = 0;
     st->swapped = 0;
-    if (vkcl_python_signal_handler == NULL || (unsigned long)pthread_self() != vkcl_python_main_thread)
+    if (vkcl_python_main_thread == 0 || (unsigned long)pthread_self() != vkcl_python_main_thread)
         return;
     st->entered = 1;
     if (vkcl_signal_depth++ > 0)
@@ -174,7 +174,8 @@ static void vkcl_defer_signals(vkcl_signal_state *st)
     for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS; i++) {
         struct sigaction *old = &st->python[i];
         if (sigaction(vkcl_deferred_signals[i], NULL, old) == 0 && !(old->sa_flags & SA_SIGINFO) &&
-            old->sa_handler == vkcl_python_signal_handler && sigaction(vkcl_deferred_signals[i], &note, NULL) == 0)
+            old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN &&
+            sigaction(vkcl_deferred_signals[i], &note, NULL) == 0)
             st->swapped |= 1u << i;
     }
 }
@@ -193,7 +194,7 @@ static void vkcl_undefer_signals(vkcl_signal_state *st)
         }
 }
 
-/* At start in a Python host, with the GIL: its main thread and Python's signal handler. */
+/* At start in a Python host, with the GIL: its main thread. */
 static void vkcl_find_python_main_thread(void)
 {
     PyObject *threading = PyImport_ImportModule("threading");
@@ -202,13 +203,6 @@ static void vkcl_find_python_main_thread(void)
     if (ident && PyLong_Check(ident))
         vkcl_python_main_thread = PyLong_AsUnsignedLong(ident);
     PyErr_Clear();
-    /* Python's C handler, the one function it installs for every signal it handles (SIGINT's
-     * from start-up, unless the host left signals to C) */
-    struct sigaction sa;
-    for (size_t i = 0; i < VKCL_DEFERRED_SIGNALS && !vkcl_python_signal_handler; i++)
-        if (sigaction(vkcl_deferred_signals[i], NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
-            sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
-            vkcl_python_signal_handler = sa.sa_handler;
     Py_XDECREF(ident);
     Py_XDECREF(main);
     Py_XDECREF(threading);

@@ -21,6 +21,7 @@ def arm():
 INTERRUPT = """
 import os, threading
 Alarm = KeyboardInterrupt
+signal.signal(signal.SIGINT, signal.default_int_handler)   # a background job inherits it ignored
 def arm():
     threading.Timer(0.05, lambda: (fired.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT))).start()
 """
