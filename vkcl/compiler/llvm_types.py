@@ -224,6 +224,19 @@ def _next_pow2(n: int) -> int:
     return p
 
 
+def gep_operands(text: str) -> tuple[Type, list[str]] | None:
+    """A getelementptr's `T, ptr base, index...` (its text from T on): T and the operands after
+    it, split (the first is the empty text before the comma, the second the base); None where
+    the text does not start that way."""
+    try:
+        reader = Reader(text)
+        t = reader.type()
+    except ParseError:
+        return None
+    parts = split_operands(text[reader.pos:])
+    return (t, parts) if parts and not parts[0].strip() else None
+
+
 def split_operands(text: str) -> list[str]:
     """`text` split at its commas outside brackets and quotes."""
     parts, depth, start, quoted = [], 0, 0, False

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from math import gcd
 
-from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, matching_paren, split_operands
+from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, gep_operands, matching_paren
 
 _LOCAL_GLOBAL = re.compile(r'^(@(?:[-\w.$]+|"[^"]*")) = ((?:[a-z_]+ )*)addrspace\(3\) global (.*)$')
 _GEP_INST = re.compile(r'^(\s*)(%(?:[-\w.$]+|"[^"]*")) = getelementptr ((?:(?:inbounds|nuw|nusw)\s+)*)(.*)$')
@@ -357,14 +357,10 @@ def _constant_gep(inner: str, module: Module, globals_) -> str | None:
 def _gep_parts(body: str) -> tuple[Type, list[str], str] | None:
     """A GEP's `T, ptr addrspace(3) base, indices...`: T, its operands after T (the first empty)
     and the base (None: not a GEP on a local pointer)."""
-    try:
-        reader = Reader(body)
-        t = reader.type()
-    except ParseError:
+    gep = gep_operands(body)
+    if gep is None or len(gep[1]) < 3:
         return None
-    parts = split_operands(body[reader.pos:])
-    if len(parts) < 3 or parts[0].strip():
-        return None
+    t, parts = gep
     base = _BASE.match(parts[1].strip())
     return (t, parts, base.group(1).strip()) if base else None
 

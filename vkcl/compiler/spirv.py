@@ -263,7 +263,9 @@ _LITERALS_FROM = {81: 4, 82: 5, 79: 5,   # OpCompositeExtract/Insert indices, Op
 _LITERAL_AT = {OP_EXT_INST: 4, OP_VARIABLE: 3}  # the instruction number; the storage class
 
 
-def _id_operands(words: array, pos: int, op: int, count: int):
+def id_operands(words: array, pos: int, op: int, count: int):
+    """The ids among the words of the instruction at `pos` (its result type and id included),
+    its literal operands left out where they could be mistaken for ids."""
     end = pos + min(count, _LITERALS_FROM.get(op, count))
     skip = pos + _LITERAL_AT[op] if op in _LITERAL_AT else -1
     return (words[i] for i in range(pos + 1, end) if i != skip)
@@ -283,7 +285,7 @@ def variables_used(words: array, variables) -> dict[int, set[int]]:
         elif function is not None:
             if op == OP_FUNCTION_CALL:
                 calls[function].add(words[pos + 3])
-            direct[function].update(w for w in _id_operands(words, pos, op, count) if w in variables)
+            direct[function].update(w for w in id_operands(words, pos, op, count) if w in variables)
     closed = {}
     for f in direct:
         seen, todo, used = {f}, [f], set()

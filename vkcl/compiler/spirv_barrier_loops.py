@@ -44,10 +44,10 @@ OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE, OP_LABEL = 245, 246, 247, 248
 OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN_VALUE = 249, 250, 251, 254
 
 # Instructions a copied block may hold: those whose operands are ids but for the literals
-# spirv._id_operands knows (memory operands, composite indices, the ext-inst number): access
+# spirv.id_operands knows (memory operands, composite indices, the ext-inst number): access
 # chains, composites, conversions, arithmetic, logic, comparisons, bit operations, OpSelect,
 # atomics, barriers, calls, OpCopyLogical and the subgroup operations without a group
-# operation (spirv._id_operands takes all of a reduction's operands after it for literals).
+# operation (spirv.id_operands takes all of a reduction's operands after it for literals).
 _COPYABLE = (frozenset({OP_LINE, OP_NO_LINE, OP_EXT_INST, 57, OP_LOAD, OP_STORE, OP_COPY_MEMORY, 65, 66, 67,
                         70, 77, 78, OP_VECTOR_SHUFFLE, 80, OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, 83,
                         OP_CONTROL_BARRIER, OP_MEMORY_BARRIER, OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE,
@@ -68,9 +68,9 @@ def _ids(inst: array) -> list[int]:
         return [1]
     if op == OP_PHI:
         return list(range(3, n, 2))
-    words = array("I", range(n))  # _id_operands on positions yields the offsets themselves
+    words = array("I", range(n))  # id_operands on positions yields the offsets themselves
     start = 3 if op not in _NO_RESULT and op != OP_RETURN_VALUE else 1
-    return [i for i in spirv._id_operands(words, 0, op, n) if i >= start]
+    return [i for i in spirv.id_operands(words, 0, op, n) if i >= start]
 
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from array import array
 
+from vkcl.compiler import spirv
 from vkcl.compiler.spirv_edit import Module, instruction
 from vkcl.compiler.spirv_merge_access import OP_LOAD, OP_STORE, _PURE, _Plan
 
@@ -85,11 +86,7 @@ def _blocks(module: Module) -> list[int]:
     return label_of
 
 
-# The operands that may be ids of instructions with literal operands after them (or, for
-# OpExtInst, one literal among them): OpLoad, OpStore, OpCopyMemory, OpVectorShuffle,
-# OpCompositeExtract, OpCompositeInsert, OpLoopMerge, OpSelectionMerge.
-_ID_OPERANDS = {61: 3, 62: 2, 63: 2, 79: 4, 81: 3, 82: 4, OP_LOOP_MERGE: 2, 247: 1}
-OP_NAME, OP_EXT_INST, OP_DECORATE, OP_SWITCH, OP_FUNCTION, OP_FUNCTION_END = 5, 12, 71, 251, 54, 56
+OP_NAME, OP_DECORATE, OP_FUNCTION, OP_FUNCTION_END = 5, 71, 54, 56
 
 
 def _uses(module: Module) -> dict[int, int]:
@@ -103,14 +100,10 @@ def _uses(module: Module) -> dict[int, int]:
         op = Module.opcode(inst)
         if op == OP_FUNCTION:
             in_function = True
-        if not in_function:
-            words = inst[1:2] if op in (OP_NAME, OP_DECORATE) else ()
-        elif op == OP_EXT_INST:
-            words = list(inst[1:4]) + list(inst[5:])
-        elif op == OP_SWITCH:
-            words = list(inst[1:3]) + list(inst[4::2])
+        if in_function:
+            words = spirv.id_operands(inst, 0, op, len(inst))
         else:
-            words = inst[1:1 + _ID_OPERANDS.get(op, len(inst))]
+            words = inst[1:2] if op in (OP_NAME, OP_DECORATE) else ()
         for word in words:
             count[word] = count.get(word, 0) + 1
         if op == OP_FUNCTION_END:

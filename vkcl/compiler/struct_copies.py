@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, matching_paren, split_operands
+from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, gep_operands, matching_paren, split_operands
 from vkcl.compiler.packed_locals import has_packed
 from vkcl.compiler.prelude import includes
 
@@ -336,15 +336,10 @@ def _pointee(value: str, module: Module, globals_, pointees) -> Type | None:
 
 def _gep_type(module: Module, text: str) -> Type | None:
     """The result element type of `getelementptr [flags] T, ptr base, idx...` (from its T on)."""
-    text = _GEP_FLAGS.sub("", text.strip())
-    try:
-        reader = Reader(text)
-        t = reader.type()
-    except ParseError:
-        return None
-    parts = split_operands(text[reader.pos:])
-    if not parts or parts[0].strip():
+    gep = gep_operands(_GEP_FLAGS.sub("", text.strip()))
+    if gep is None:
         return None  # `T,` must come first
+    t, parts = gep
     for index in parts[3:]:  # parts: "", base, first index, then the indices that descend
         m = _INT.match(index.strip())
         t = module.indexed(t, int(m.group(1)) if m else None) if t is not None else None
