@@ -71,8 +71,8 @@ def get(b, like):
 """
 
 
-def run(python_with_icd, body: str):
-    result = python_with_icd(HEADER + body, timeout=300, env={"PYOPENCL_COMPILER_OUTPUT": "0"})
+def run(python_with_icd, body: str, env: dict | None = None):
+    result = python_with_icd(HEADER + body, timeout=300, env={"PYOPENCL_COMPILER_OUTPUT": "0", **(env or {})})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     assert "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     return result
@@ -658,3 +658,131 @@ for n in (1, 7, 1000, 100003):
     assert ok.all(), (n, np.nonzero(~ok)[0][:10])
 print("OK")
 """)
+
+
+# A kernel of pyopencl's GPU scans in small: a struct holding a `T` in a `__local` array, filled
+# from global memory, then written out 32 bits at a time through a `(local int *)` kept in a
+# pointer variable, into a `(global int *)` made from a `T *` plus an offset.
+NARROW_VIEWS = r'''
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+TYPEDEF
+WRAPPER
+kernel void k(global T *in, global T *out, int base) {
+  local struct W l[5][257];
+  int lid = get_local_id(0);
+  for (int k = 0; k < 4; k++) { int o = k * 256 + lid; l[o % 4][o / 4].value = in[o]; }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  global int *dest = (global int *)(out + base);
+  const int per = sizeof(T) / sizeof(int);
+  for (int j = 0; j < per * 4; j++) {
+    int li = j * 256 + lid, idx = li / per, rem = li - idx * per;
+    local int *src = (local int *)&(l[idx % 4][idx / 4].value);
+    dest[li] = src[rem];
+  }
+}
+'''
+
+
+@pytest.mark.parametrize("wrapper", ["struct W { T value; };",
+                                     "struct __attribute__((packed)) W { T value; int dummy; };"],
+                         ids=["plain", "packed_with_int"])
+def test_values_written_out_as_ints_through_pointer_variables(python_with_icd, wrapper):
+    # clspv folded `src[rem]` (a local int pointer kept in a variable) into the wider unit of the
+    # struct's first scalar and dropped the remainder, and `dest[li]` (on a `cdouble_t *` plus an
+    # offset) into the 16-byte unit: every odd word read or landed on the even one before it
+    # (pyopencl's float64 and complex128 scans on a GPU gave zeros or denormals).
+    # packed_locals follows the pointer variable; pointer_units narrows the global chain.
+    run(python_with_icd, r"""
+src = r'''NARROW_VIEWS'''.replace("WRAPPER", '''WRAPPER_TEXT''')
+TYPES = {
+    "double": ("typedef double T;", np.dtype([("x", "<f8")])),
+    "double2": ("typedef double2 T;", np.dtype([("x", "<f8"), ("y", "<f8")])),
+    "cdouble": ("typedef union { struct { double x, y; }; struct { double real, imag; }; } T;",
+                np.dtype([("x", "<f8"), ("y", "<f8")])),
+    "cfloat": ("typedef union { struct { float x, y; }; struct { float real, imag; }; } T;",
+               np.dtype([("x", "<f4"), ("y", "<f4")])),
+    "float_int": ("typedef struct { float f; int i; } T;", np.dtype([("f", "<f4"), ("i", "<i4")])),
+}
+for name, (typedef, dt) in TYPES.items():
+    p = cl.Program(ctx, src.replace("TYPEDEF", typedef)).build()
+    x = fill(dt, 1024)
+    base = 3
+    O = buf(np.zeros(1024 + base, dt))
+    p.k(q, (256,), (256,), buf(x), O, np.int32(base))
+    got = get(O, np.zeros(1024 + base, dt))
+    same(got[base:], x)
+    assert not got[:base].view(np.uint8).any(), name   # nothing written before `base`
+print("OK")
+""".replace("NARROW_VIEWS", NARROW_VIEWS).replace("WRAPPER_TEXT", wrapper))
+
+
+def test_packed_wrapper_of_natural_layout_copied_from_global(python_with_icd):
+    # `struct __attribute__((packed)) { cfloat_t value; int dummy; }` has its natural layout, so the
+    # program holds no packed type; with clspv's -rewrite-packed-structs (given for the attribute)
+    # the imaginary part copied from `in[k * 16 + i]` was read from byte 32i + 16, not 8i + 4.
+    run(python_with_icd, r"""
+src = r'''
+typedef union { struct { float x, y; }; struct { float real, imag; }; } C;
+struct __attribute__((packed)) W { C v; int d; };
+kernel void k(global C *in, global C *out) {
+  local struct W l[9][17];
+  int i = get_local_id(0);
+  for (int k = 0; k < 8; k++) l[k][i].v = in[k * 16 + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 0; k < 8; k++) out[k * 16 + i] = l[(k + 1) % 8][15 - i].v;
+}'''
+dt = np.dtype([("x", "<f4"), ("y", "<f4")])
+p = cl.Program(ctx, src).build()
+x = fill(dt, 128)
+O = buf(np.zeros(128, dt))
+p.k(q, (16,), (16,), buf(x), O)
+want = np.stack([x.reshape(8, 16)[(k + 1) % 8, ::-1] for k in range(8)]).reshape(-1)
+same(get(O, x), want)
+print("OK")
+""")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "complex128"])
+def test_pyopencl_scans_and_sorts_in_their_gpu_form(python_with_icd, dtype):
+    # pyopencl generates other code for a GPU (is_gpu: a packed { scan_t value; int dummy; } in
+    # local memory for 8- and 16-byte types, results written 32 bits at a time), which lavapipe,
+    # a CPU device, never gets: the device type is made GPU here. On the H200 these scans gave
+    # zeros and the radix sort (a struct scan type) hung or sorted into zeros.
+    run(python_with_icd, r"""
+import math, os
+cl.Device.type = property(lambda self: cl.device_type.GPU)
+from pyopencl.scan import GenericScanKernel
+dt = np.dtype("DTYPE")
+ctype = {"float64": "double", "complex64": "cfloat_t", "complex128": "cdouble_t"}[dt.name]
+add = {"float64": "a+b", "complex64": "cfloat_add(a, b)", "complex128": "cdouble_add(a, b)"}[dt.name]
+zero = {"float64": "0", "complex64": "cfloat_new(0, 0)", "complex128": "cdouble_new(0, 0)"}[dt.name]
+knl = GenericScanKernel(ctx, dt, arguments=f"__global {ctype} *ary, __global {ctype} *out",
+                        input_expr="ary[i]", scan_expr=add, neutral=zero, output_statement="out[i] = item;",
+                        preamble="#define PYOPENCL_DEFINE_CDOUBLE\n#include <pyopencl-complex.h>")
+real = np.float64 if dt.itemsize != 8 or dt.kind == "f" else np.float32
+for n in (7, 1000, 100003):
+    # sums exact in any order: multiples of a power of two, and -0 and inf and NaN at places
+    parts = rng.integers(-50, 50, (n, 2 if dt.kind == "c" else 1)).astype(real) * real(2.0 ** -20)
+    parts[0] = -0.0
+    if n > 20:
+        parts[n // 3, 0] = math.inf
+        parts[2 * n // 3, -1] = math.nan
+    x = (parts[:, 0] + 1j * parts[:, 1]).astype(dt) if dt.kind == "c" else parts[:, 0].astype(dt)
+    X = cla.to_device(q, x)
+    Y = cla.empty_like(X)
+    knl(X, Y)
+    got = Y.get().view(real)
+    want = np.cumsum(np.concatenate([np.zeros(1, dt), x]))[1:].astype(dt).view(real)
+    ok = (got.view(np.uint8).reshape(got.size, -1) == want.view(np.uint8).reshape(want.size, -1)).all(axis=1)
+    ok |= np.isnan(got) & np.isnan(want)
+    assert ok.all(), (n, np.nonzero(~ok)[0][:10], got[~ok][:4], want[~ok][:4])
+if dt.name == "float64":
+    from pyopencl.algorithm import RadixSort
+    sort = RadixSort(ctx, "int *ary", key_expr="ary[i]", sort_arg_names=["ary"])
+    for n, bits in ((10, 32), (65536, 16)):
+        a = rng.integers(0, 2**bits, n).astype(np.int32) if bits < 32 else \
+            np.array([5, 3, 2**31 - 1, 0, 7, 7, 1, 65535, 3, 2**30], np.int32)
+        (s,), _ = sort(cla.to_device(q, a), key_bits=bits)
+        assert np.array_equal(s.get(), np.sort(a)), n
+print("OK")
+""".replace("DTYPE", dtype), env={"PYOPENCL_NO_CACHE": "1"})  # pyopencl's scan cache has no device type in its key

@@ -163,3 +163,88 @@ def test_programs_with_pointer_casts_take_the_front_end_route():
                       headers={"h.h": "#define X(p) ((local short *)p)[0] = 1\n"})
     assert not may_narrow(b"kernel void k(global int *d, int a, int b) { d[0] = (a * b) + (a) * (b); }")
     assert not may_narrow(b"kernel void k(global float4 *d) { d[0] = (float4)(1.0f) * d[1]; }")
+
+
+STRUCT_UNITS = LAYOUT + """%union.cd = type { %struct.anon }
+%struct.anon = type { double, double }
+%struct.odd = type { double, i8 }
+define spir_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %base, i64 %i) {
+entry:
+  %dest = alloca ptr addrspace(1), align 8
+  %add.ptr = getelementptr inbounds %union.cd, ptr addrspace(1) %p, i32 %base
+  store ptr addrspace(1) %add.ptr, ptr %dest, align 8
+  %0 = load ptr addrspace(1), ptr %dest, align 8
+  %w = getelementptr inbounds i32, ptr addrspace(1) %0, i64 %i
+  store i32 1, ptr addrspace(1) %w, align 4
+  %o = getelementptr inbounds %struct.odd, ptr addrspace(1) %q, i64 %i
+  %b = getelementptr inbounds i16, ptr addrspace(1) %o, i64 1
+  %v = getelementptr inbounds <4 x float>, ptr addrspace(1) %q, i64 %i
+  %f = getelementptr inbounds float, ptr addrspace(1) %v, i64 3
+  ret void
+}
+"""
+
+
+def test_struct_union_and_vector_units_narrow_too():
+    # `(global int *)(partial_scan_buffer + unit_base)` on pyopencl's 16-byte cdouble_t: clspv
+    # wrote word (4k + i) & ~3 (every word of a union landed on the union's first)
+    lines = [line.strip() for line in pointer_units.rewrite(STRUCT_UNITS).splitlines()]
+    i = lines.index("store ptr addrspace(1) %__vkcl_unit7, ptr %dest, align 8")
+    assert lines[i - 3:i] == ["%__vkcl_unit5 = sext i32 %base to i64", "%__vkcl_unit6 = mul i64 %__vkcl_unit5, 4",
+                              "%__vkcl_unit7 = getelementptr inbounds i32, ptr addrspace(1) %p, i64 %__vkcl_unit6"]
+    # `{ double, i8 }` is 16 bytes with its padding, 8 shorts: element i, short 1 = short 8i + 1
+    i = lines.index("%b = getelementptr inbounds i16, ptr addrspace(1) %q, i64 %__vkcl_unit2")
+    assert lines[i - 2:i] == ["%__vkcl_unit1 = mul i64 %i, 8", "%__vkcl_unit2 = add i64 %__vkcl_unit1, 1"]
+    # a float4 is 4 floats: element i, float 3 = float 4i + 3
+    i = lines.index("%f = getelementptr inbounds float, ptr addrspace(1) %q, i64 %__vkcl_unit4")
+    assert lines[i - 2:i] == ["%__vkcl_unit3 = mul i64 %i, 4", "%__vkcl_unit4 = add i64 %__vkcl_unit3, 3"]
+    # a 6-byte struct is no whole number of ints: left as it is
+    six = STRUCT_UNITS.replace("%struct.odd = type { double, i8 }", "%struct.odd = type { i16, i16, i16 }") \
+        .replace("%b = getelementptr inbounds i16", "%b = getelementptr inbounds i32")
+    assert "%b = getelementptr inbounds i32, ptr addrspace(1) %o, i64 1" in pointer_units.rewrite(six)
+
+
+LOCAL_VIEW = LAYOUT + """%struct.W = type { double }
+@l = internal addrspace(3) global [5 x [257 x %struct.W]] undef, align 8
+define spir_kernel void @k(i64 %a, i64 %b, i64 %rem, ptr addrspace(1) %o) {
+entry:
+  %src = alloca ptr addrspace(3), align 8
+  br label %body
+body:
+  %0 = load ptr addrspace(3), ptr %src, align 8
+  %w = getelementptr inbounds i32, ptr addrspace(3) %0, i64 %rem
+  %x = load i32, ptr addrspace(3) %w, align 4
+  %row = getelementptr inbounds [5 x [257 x %struct.W]], ptr addrspace(3) @l, i64 0, i64 %a
+  %e = getelementptr inbounds [257 x %struct.W], ptr addrspace(3) %row, i64 0, i64 %b
+  store ptr addrspace(3) %e, ptr %src, align 8
+  br label %body
+}
+"""
+
+
+def test_a_narrower_view_kept_in_a_pointer_variable_makes_words():
+    # `local int *src = (local int *)&l[i][j].value; src[rem]` (pyopencl's scans): clspv read word
+    # rem of a double as rem / 2 doubles in, so the high words read as the low ones; the variable is
+    # loaded above the store that gives it (a loop), as in clspv's front-end IR
+    out = packed_locals.rewrite(LOCAL_VIEW)
+    assert out is not None
+    lines = [line.strip() for line in out.splitlines()]
+    assert "@l = internal addrspace(3) global [2570 x i32] undef, align 4" in lines
+    assert any(line.startswith("%e = getelementptr inbounds i32, ptr addrspace(3) @l, i64 ") for line in lines)
+    # a variable that is given pointers into two different places is not followed
+    two = LOCAL_VIEW.replace("  br label %body\n}", "  store ptr addrspace(3) null, ptr %src, align 8\n  br label %body\n}")
+    assert packed_locals.rewrite(two) is None
+
+
+def test_uses_packed_sees_only_packed_types_the_code_names():
+    natural = LAYOUT + "%struct.W = type { %struct.cf, i32 }\n%struct.cf = type { float, float }\n" \
+        "@l = internal addrspace(3) global [4 x %struct.W] undef, align 1\n"
+    assert not packed_locals.uses_packed(natural)
+    packed = natural.replace("type { %struct.cf, i32 }", "type <{ %struct.cd, i32 }>") + "%struct.cd = type { double, double }\n"
+    assert packed_locals.uses_packed(packed)                        # @l holds one
+    words = packed.replace("[4 x %struct.W]", "[20 x i32]")         # as packed_locals leaves it
+    assert not packed_locals.uses_packed(words)
+    holder = words + "%struct.H = type { %struct.W }\ndefine void @f(ptr %p) {\n  %x = load %struct.H, ptr %p, align 1\n  ret void\n}\n"
+    assert packed_locals.uses_packed(holder)                        # a named type holding one
+    literal = words + "define void @g(ptr %p) {\n  %x = load <{ i8, i32 }>, ptr %p, align 1\n  ret void\n}\n"
+    assert packed_locals.uses_packed(literal)

@@ -108,6 +108,12 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     ir = packed_locals.rewrite(ir) or ir
     ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
+    if "-rewrite-packed-structs" in args and not packed_locals.uses_packed(ir):
+        # clspv's pass rewrites the accesses of natural structs too, and got member offsets
+        # wrong: in pyopencl's GPU scans, whose `struct __attribute__((packed)) { cfloat_t
+        # value; int dummy; }` has its natural layout, each imaginary part copied from the
+        # input buffer was read from byte 32i + 16 instead of 8i + 4.
+        args = [a for a in args if a != "-rewrite-packed-structs"]
     out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
     out.log = front.log + out.log
     return out

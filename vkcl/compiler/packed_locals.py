@@ -37,6 +37,9 @@ from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, gep_opera
 _LOCAL_GLOBAL = re.compile(r'^(@(?:[-\w.$]+|"[^"]*")) = ((?:[a-z_]+ )*)addrspace\(3\) global (.*)$')
 _GEP_INST = re.compile(r'^(\s*)(%(?:[-\w.$]+|"[^"]*")) = getelementptr ((?:(?:inbounds|nuw|nusw)\s+)*)(.*)$')
 _GEP_CONST = re.compile(r'getelementptr ((?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*)\(')
+_NAMED_TYPE_LINE = re.compile(r'^(?:%(?:[-\w.$]+|"[^"]*")) = type ')
+_STORE_LOCAL_PTR = re.compile(r'^\s*store ptr addrspace\(3\) (%(?:[-\w.$]+|"[^"]*")|[^%\s,]+), ptr (%(?:[-\w.$]+|"[^"]*"))[,\s]')
+_LOAD_LOCAL_PTR = re.compile(r'^\s*(%(?:[-\w.$]+|"[^"]*")) = load ptr addrspace\(3\), ptr (%(?:[-\w.$]+|"[^"]*"))[,\s]')
 _INDEX = re.compile(r'^(i\d+) (-?\d+|%(?:[-\w.$]+|"[^"]*"))$')
 _BASE = re.compile(r'^ptr addrspace\(3\) (.*)$', re.S)
 _AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile )?)(?:%[-\w.$"]+|\{|<\{|\[)[^=]*?, '
@@ -70,6 +73,24 @@ def rewrite(ir: str) -> str | None:
         except _NotWords as e:
             del candidates[e.name]
     return None
+
+
+def uses_packed(ir: str) -> bool:
+    """Whether an instruction, global or declaration of the IR names a packed struct type (written
+    `<{ }>`, or a named type holding one): what clspv's `-rewrite-packed-structs` is for. A packed
+    struct whose layout is its natural one is written `{ }` by clang; one held only in `__local`
+    arrays that rewrite() turned into words is left named by its type definition alone."""
+    if "<{" not in ir:
+        return False
+    module = Module(ir)
+    names = [name for name, t in module.named.items() if has_packed(module, t)]
+    mention = re.compile("|".join([r"<\{", *(re.escape(n) + r"(?![-\w.$])" for n in names)]))
+    for line in ir.splitlines():
+        if line.startswith((";", "!")) or _NAMED_TYPE_LINE.match(line):
+            continue
+        if mention.search(line):
+            return True
+    return False
 
 
 def _candidates(ir: str, module: Module) -> dict[str, Type]:
@@ -106,19 +127,44 @@ def _holds_struct(module: Module, t: Type, depth: int = 0) -> bool:
 
 def _viewed_narrower(ir: str, module: Module, globals_: dict[str, Type]) -> set[str]:
     """Those of `globals_` into which a GEP of a scalar type indexes from a place whose first
-    scalar is wider: `((local int *)&l[i].v)[1]` for a double `v` (clspv crashed on these)."""
+    scalar is wider: `((local int *)&l[i].v)[1]` for a double `v` (clspv crashed on these), also
+    through a pointer variable every store to which gives it the same place (`local int *p =
+    (local int *)&l[i].v; p[1]`: pyopencl's scans store their results so; clspv read the odd
+    words as the even ones)."""
     out: set[str] = set()
-    places: dict[str, tuple[str, Type | None]] = {}  # this function's GEPs rooted at them: (global, type there)
+    for body in _function_bodies(ir):
+        given: dict[str, list[str]] = {}  # pointer variable -> the values stored to it
+        for line in body:
+            if line.lstrip().startswith("store ptr addrspace(3) ") and (m := _STORE_LOCAL_PTR.match(line)):
+                given.setdefault(m.group(2), []).append(m.group(1))
+        places: dict[str, tuple[str, Type | None]] = {}  # GEPs rooted at them: (global, type there)
+        for last in (False, False, True):  # a variable may be loaded above the store that gives it (a loop)
+            variables = {var: found.pop() for var, values in given.items()
+                         if len(found := {places.get(v) for v in values}) == 1 and None not in found}
+            for line in body:
+                if "getelementptr" in line and "addrspace(3)" in line and (m := _GEP_INST.match(line)):
+                    place = _gep_place(_split_metadata(m.group(4))[0], module, globals_, places)
+                    if place is not None:
+                        places[m.group(2)] = place[:2]
+                        if last and place[2]:
+                            out.add(place[0])
+                elif "= load ptr addrspace(3), ptr " in line and (m := _LOAD_LOCAL_PTR.match(line)):
+                    if m.group(2) in variables:
+                        places[m.group(1)] = variables[m.group(2)]
+    return out
+
+
+def _function_bodies(ir: str):
+    body = None
     for line in ir.splitlines():
         if line.startswith("define "):
-            places = {}
-        elif "getelementptr" in line and "addrspace(3)" in line and (m := _GEP_INST.match(line)):
-            place = _gep_place(_split_metadata(m.group(4))[0], module, globals_, places)
-            if place is not None:
-                places[m.group(2)] = place[:2]
-                if place[2]:
-                    out.add(place[0])
-    return out
+            body = []
+        elif body is not None:
+            if line.startswith("}"):
+                yield body
+                body = None
+            else:
+                body.append(line)
 
 
 def _gep_place(body: str, module: Module, globals_, places) -> tuple[str, Type | None, bool] | None:

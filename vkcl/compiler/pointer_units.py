@@ -14,14 +14,18 @@ the narrowest unit, from the chain's root, with the same address:
 - a GEP of a larger type stored in a pointer variable (an alloca) whose every use is the base of
   a GEP, load or store of a smaller scalar type: the variable is given the pointer in that unit
   (`int *p = (int *)(d + k); p[i]`; clspv's mem2reg then meets a chain in one unit).
-Byte offsets that are not a whole number of units, pointers whose uses are not all known
-(passed to calls, stored elsewhere, compared), and private or generic pointers are left alone.
+The wider GEPs of a chain may also step over vectors, structs or unions (pointer arithmetic on a
+`cdouble_t *`: pyopencl's complex128 scans on a GPU store their results through
+`(__global int *)(partial_scan_buffer + unit_base)` too, and every odd word of the 16-byte
+unions landed on the even word before it). Byte offsets that are not a whole number of units,
+pointers whose uses are not all known (passed to calls, stored elsewhere, compared), and private
+or generic pointers are left alone.
 """
 from __future__ import annotations
 
 import re
 
-from vkcl.compiler.llvm_types import ParseError, Reader, Type
+from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type
 from vkcl.compiler.prelude import includes
 
 _NAME = r'%(?:[-\w.$]+|"[^"]*")'
@@ -29,7 +33,9 @@ _PTR = r'ptr addrspace\((?:1|2|3)\)'
 _ALLOCA = re.compile(rf'^\s*({_NAME}) = alloca ({_PTR}),')
 _STORE_PTR = re.compile(rf'^(\s*)store ({_PTR}) ({_NAME}), ptr ({_NAME})(,.*)?$')
 _LOAD_PTR = re.compile(rf'^\s*({_NAME}) = load {_PTR}, ptr ({_NAME})(?:,.*)?$')
-_GEP = re.compile(rf'^(\s*)({_NAME}) = getelementptr (?:(?:inbounds|nuw|nusw)\s+)*(i\d+|half|bfloat|float|double), '
+# the unit: a scalar, a vector of scalars or a named struct or union
+_GEP = re.compile(rf'^(\s*)({_NAME}) = getelementptr (?:(?:inbounds|nuw|nusw)\s+)*'
+                  rf'(i\d+|half|bfloat|float|double|<\d+ x (?:i\d+|half|bfloat|float|double)>|{_NAME}), '
                   rf'({_PTR}) ({_NAME}|@(?:[-\w.$]+|"[^"]*")), (i\d+) (-?\d+|{_NAME})((?:,\s*![-\w.]+\s+!.*)?)$')
 _FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 _LOAD = re.compile(rf'^\s*{_NAME} = load (?:volatile )?(.*?), ({_PTR}) ({_NAME})(?:,.*)?$')
@@ -39,9 +45,9 @@ _STORE = re.compile(rf'^\s*store (?:volatile )?(.*) (\S+), ({_PTR}) ({_NAME})(?:
 class _Gep:
     """One GEP instruction with a single index: `name = getelementptr T, ptr base, index`."""
 
-    def __init__(self, line_no: int, indent: str, name: str, t: Type, space: str, base: str,
+    def __init__(self, line_no: int, indent: str, name: str, t: Type, size: int, space: str, base: str,
                  index: tuple[str, str], tail: str):
-        self.line_no, self.indent, self.name, self.t = line_no, indent, name, t
+        self.line_no, self.indent, self.name, self.t, self.size = line_no, indent, name, t, size
         self.space, self.base, self.index, self.tail = space, base, index, tail
 
 
@@ -62,26 +68,27 @@ def rewrite(ir: str) -> str | None:
     if not _may_narrow(ir):
         return None
     lines = ir.splitlines()
-    changed, start, serial = False, None, [0]
+    changed, start, serial, module = False, None, [0], Module(ir)
     for i, line in enumerate(lines):
         if line.startswith("define "):
             start = i
         elif line.startswith("}") and start is not None:
-            changed |= _function(lines, start, i, serial)
+            changed |= _function(lines, start, i, serial, module)
             start = None
     return "\n".join(lines) + "\n" if changed else None
 
 
 _SCALAR = r'(?:i\d+|half|bfloat|float|double)'
 # each starts with a literal, which Python's re looks for quickly (a name first took 6 ms a MB)
-_SCALAR_GEP_AT = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*{_SCALAR}, {_PTR} ')
+_SCALAR_GEP_AT = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*(?:{_SCALAR}|<\d+ x {_SCALAR}>|%[^,]*), {_PTR} ')
 _SCALAR_GEP_ON = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*{_SCALAR}, {_PTR} ({_NAME})')
 _STORED = re.compile(rf'store {_PTR} ({_NAME})')
 
 
 def _may_narrow(ir: str) -> bool:
-    """Whether some GEP of a scalar type is stored as a pointer or is the base of another (by
-    name, in any function: a quick test that spares most modules the line-by-line reading)."""
+    """Whether some GEP of a scalar type is the base of another, or some single-unit GEP is stored
+    as a pointer (by name, in any function: a quick test that spares most modules the
+    line-by-line reading)."""
     defined = set()
     for m in _SCALAR_GEP_AT.finditer(ir):
         defined.add(ir[ir.rfind("\n", 0, m.start()) + 1:m.start()].strip())
@@ -90,13 +97,13 @@ def _may_narrow(ir: str) -> bool:
     return any(n in defined for n in _SCALAR_GEP_ON.findall(ir)) or any(n in defined for n in _STORED.findall(ir))
 
 
-def _function(lines: list[str], first: int, last: int, serial: list[int]) -> bool:
-    geps: dict[str, _Gep] = {}  # the GEPs of one scalar type and one index
+def _function(lines: list[str], first: int, last: int, serial: list[int], module: Module) -> bool:
+    geps: dict[str, _Gep] = {}  # the GEPs of one unit (a scalar, vector, struct or union) and one index
     allocas, stores, loads = set(), {}, {}
     for i in range(first + 1, last):
         line = lines[i]
         if "getelementptr" in line:
-            if (g := _gep(i, line)) is not None:
+            if (g := _gep(i, line, module)) is not None:
                 geps[g.name] = g
         elif "alloca ptr addrspace(" in line:
             if (m := _ALLOCA.match(line)):
@@ -109,7 +116,7 @@ def _function(lines: list[str], first: int, last: int, serial: list[int]) -> boo
     if not geps:
         return False
     edits: dict[int, list[str]] = {}
-    for g in geps.values():  # a GEP on a wider one
+    for g in geps.values():  # a GEP of a scalar on a wider one
         base = geps.get(g.base)
         size = _scalar_size(g.t)
         if base is not None and size and _narrows(geps, base, size):
@@ -152,14 +159,24 @@ def _uses(lines: list[str], first: int, last: int, names: list[str]) -> dict[str
     return out
 
 
-def _gep(i: int, line: str) -> _Gep | None:
+def _gep(i: int, line: str, module: Module) -> _Gep | None:
     m = _GEP.match(line)
     if not m:
         return None
     name = m.group(3)
-    t = Type("int", bits=int(name[1:]), text=name) if name.startswith("i") else \
-        Type("float", bits=_FLOAT_BITS[name], text=name)
-    return _Gep(i, m.group(1), m.group(2), t, m.group(4), m.group(5), (m.group(6), m.group(7)), m.group(8))
+    if name[0] in "<%":
+        t = _type(name)
+        if t is None or module.resolve(t).kind not in ("vector", "struct"):
+            return None
+        try:
+            size = module.size(t)
+        except (KeyError, ValueError, TypeError, ZeroDivisionError):
+            return None
+    else:
+        t = Type("int", bits=int(name[1:]), text=name) if name.startswith("i") else \
+            Type("float", bits=_FLOAT_BITS[name], text=name)
+        size = _scalar_size(t)
+    return _Gep(i, m.group(1), m.group(2), t, size, m.group(4), m.group(5), (m.group(6), m.group(7)), m.group(8))
 
 
 def _scalar_size(t: Type) -> int:
@@ -168,10 +185,10 @@ def _scalar_size(t: Type) -> int:
 
 
 def _narrows(geps: dict, g: _Gep, size: int) -> bool:
-    """Whether the scalar chain ending at `g` has a GEP wider than `size`, all of them multiples of it."""
+    """Whether the chain ending at `g` has a GEP wider than `size`, all of them multiples of it."""
     wider, seen = False, 0
     while g is not None and seen < 64:
-        s = _scalar_size(g.t)
+        s = g.size
         if not s:
             break
         if s % size:
@@ -189,7 +206,7 @@ def _fold(geps: dict, g: _Gep, size: int, type_text: str, indent: str,
     if extra is not None:
         terms.append((extra, 1))
     while g is not None:
-        s = _scalar_size(g.t)
+        s = g.size
         if not s:
             break
         terms.append((g.index, s // size))
