@@ -3,6 +3,7 @@ packed structs indexed as words (packed_locals) and narrowing pointer arithmetic
 narrowest unit (pointer_units), IR rewrites before clspv's passes."""
 import shutil
 import subprocess
+from array import array
 
 from vkcl import compiler
 from vkcl.compiler import packed_locals, pointer_units
@@ -88,10 +89,14 @@ def test_a_local_array_of_structs_viewed_through_narrower_pointers_becomes_words
     i = lines.index("%hi = getelementptr inbounds i32, ptr addrspace(3) @l, i64 %__vkcl_word2")
     assert lines[i - 1] == "%__vkcl_word2 = add i64 %__vkcl_word1, 1"
     assert "%c = getelementptr inbounds i32, ptr addrspace(3) @m, i64 29" in lines
-    # an int pointer onto the int member, and a double pointer onto a double, are no narrower view
-    plain = UNPACKED.replace("%hi = getelementptr inbounds i32", "%hi = getelementptr inbounds double")
+    # an int pointer onto the int member, and a double pointer onto the double, are no narrower view
+    plain = UNPACKED.replace("%hi = getelementptr inbounds i32, ptr addrspace(3) %e, i64 1",
+                             "%hi = getelementptr inbounds double, ptr addrspace(3) %e, i64 0")
     plain = plain[:plain.index("  %c = ")] + plain[plain.index("  %f = "):]
     assert packed_locals.rewrite(plain) is None
+    # but a double pointer stepped from the struct's start lands past the double: words
+    stepped = plain.replace("double, ptr addrspace(3) %e, i64 0", "double, ptr addrspace(3) %e, i64 %a")
+    assert "@l = internal addrspace(3) global [32 x i32] undef, align 4" in packed_locals.rewrite(stepped)
 
 
 NARROWING = LAYOUT + """define spir_kernel void @k(ptr addrspace(1) %d, i32 %k, i64 %i, ptr addrspace(3) %l) {
@@ -248,3 +253,30 @@ def test_uses_packed_sees_only_packed_types_the_code_names():
     assert packed_locals.uses_packed(holder)                        # a named type holding one
     literal = words + "define void @g(ptr %p) {\n  %x = load <{ i8, i32 }>, ptr %p, align 1\n  ret void\n}\n"
     assert packed_locals.uses_packed(literal)
+
+
+def test_scalar_steps_through_a_struct_in_local_memory_become_indices():
+    # `((local int *)&l[i][j].value)[rem]` for a `union { struct { float x, y; }; ... }` value (the
+    # int as wide as the float it views): clspv wrote an OpPtrAccessChain from a pointer to member
+    # x, which Vulkan's logical addressing leaves undefined; NVIDIA's driver read zeros (pyopencl's
+    # complex64 scans on the H200). As words it is an OpAccessChain of the word array.
+    src = ("typedef union { struct { float x, y; }; struct { float re, im; }; } C;\n"
+           "struct W { C value; };\n"
+           "kernel void k(global C *in, global int *out) {\n"
+           "  local struct W l[5][65]; int lid = get_local_id(0);\n"
+           "  l[lid % 4][lid / 4].value = in[lid]; barrier(CLK_LOCAL_MEM_FENCE);\n"
+           "  for (int j = 0; j < 2; j++) { int li = j * 64 + lid, idx = li / 2, rem = li - 2 * idx;\n"
+           "    local int *src = (local int *)&(l[idx % 4][idx / 4].value); out[li] = src[rem]; } }\n")
+    result = compiler.compile_source(src, "", CAPS)
+    assert result.ok, result.log
+    w = array("I", result.spirv)
+    pointers, chains = {}, []
+    i = 5
+    while i < len(w):
+        n, op = w[i] >> 16, w[i] & 0xFFFF
+        if op == 32:                       # OpTypePointer: result, storage class, type
+            pointers[w[i + 1]] = w[i + 2]
+        elif op == 67:                     # OpPtrAccessChain: result type, ...
+            chains.append(pointers.get(w[i + 1]))
+        i += n
+    assert 4 not in chains, "an OpPtrAccessChain in Workgroup memory"   # 4: Workgroup

@@ -169,7 +169,8 @@ def _function_bodies(ir: str):
 
 def _gep_place(body: str, module: Module, globals_, places) -> tuple[str, Type | None, bool] | None:
     """For a GEP's `T, ptr addrspace(3) base, indices` rooted at one of `globals_`: the global,
-    the type it points to, and whether T is a scalar narrower than the first scalar at the base."""
+    the type it points to, and whether T is a scalar narrower than the first scalar at the base,
+    or a scalar stepped through from a place in a struct."""
     gep = _gep_parts(body)
     if gep is None:
         return None
@@ -198,7 +199,14 @@ def _gep_place(body: str, module: Module, globals_, places) -> tuple[str, Type |
         narrower = first is not None and kind in ("int", "float") and module.size(t) < module.size(first)
     except ParseError:
         narrower = False
-    return root, result, narrower
+    # Pointer arithmetic in scalars from a place in a struct (`((local int *)&l[i].v)[rem]` for a
+    # `struct { float x, y; } v`) steps over its members: clspv wrote an OpPtrAccessChain from a
+    # pointer to member x, which Vulkan's logical addressing does not define (only from an array
+    # element); lavapipe stepped to y, NVIDIA's driver read zeros. Through words it is an index.
+    first_index = _INDEX.match(parts[2].strip()) if len(parts) == 3 else None
+    steps = (kind in ("int", "float") and first_index is not None and first_index.group(2) != "0"
+             and at is not None and module.resolve(at).kind == "struct")
+    return root, result, narrower or steps
 
 
 def has_packed(module: Module, t: Type, depth: int = 0) -> bool:
