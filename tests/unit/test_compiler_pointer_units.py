@@ -3,10 +3,9 @@ packed structs indexed as words (packed_locals) and narrowing pointer arithmetic
 narrowest unit (pointer_units), IR rewrites before clspv's passes."""
 import shutil
 import subprocess
-from array import array
 
 from vkcl import compiler
-from vkcl.compiler import packed_locals, pointer_units
+from vkcl.compiler import packed_locals, pointer_units, spirv
 
 LAYOUT = 'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"\n'
 CAPS = compiler.DeviceCaps(fp64=True, int8=True, int64=True, ubo_std430=True, spirv_version="1.6")
@@ -255,28 +254,30 @@ def test_uses_packed_sees_only_packed_types_the_code_names():
     assert packed_locals.uses_packed(literal)
 
 
+STEPS = """typedef union { struct { float x, y; }; struct { float re, im; }; } C;
+struct W { C value; };
+kernel void k(global C *in, global int *out) {
+  local struct W l[5][65];
+  int lid = get_local_id(0);
+  l[lid % 4][lid / 4].value = in[lid];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int j = 0; j < 2; j++) {
+    int li = j * 64 + lid, idx = li / 2, rem = li - 2 * idx;
+    local int *src = (local int *)&(l[idx % 4][idx / 4].value);
+    out[li] = src[rem];
+  }
+}
+"""
+
+
 def test_scalar_steps_through_a_struct_in_local_memory_become_indices():
     # `((local int *)&l[i][j].value)[rem]` for a `union { struct { float x, y; }; ... }` value (the
     # int as wide as the float it views): clspv wrote an OpPtrAccessChain from a pointer to member
     # x, which Vulkan's logical addressing leaves undefined; NVIDIA's driver read zeros (pyopencl's
     # complex64 scans on the H200). As words it is an OpAccessChain of the word array.
-    src = ("typedef union { struct { float x, y; }; struct { float re, im; }; } C;\n"
-           "struct W { C value; };\n"
-           "kernel void k(global C *in, global int *out) {\n"
-           "  local struct W l[5][65]; int lid = get_local_id(0);\n"
-           "  l[lid % 4][lid / 4].value = in[lid]; barrier(CLK_LOCAL_MEM_FENCE);\n"
-           "  for (int j = 0; j < 2; j++) { int li = j * 64 + lid, idx = li / 2, rem = li - 2 * idx;\n"
-           "    local int *src = (local int *)&(l[idx % 4][idx / 4].value); out[li] = src[rem]; } }\n")
-    result = compiler.compile_source(src, "", CAPS)
+    result = compiler.compile_source(STEPS, "", CAPS)
     assert result.ok, result.log
-    w = array("I", result.spirv)
-    pointers, chains = {}, []
-    i = 5
-    while i < len(w):
-        n, op = w[i] >> 16, w[i] & 0xFFFF
-        if op == 32:                       # OpTypePointer: result, storage class, type
-            pointers[w[i + 1]] = w[i + 2]
-        elif op == 67:                     # OpPtrAccessChain: result type, ...
-            chains.append(pointers.get(w[i + 1]))
-        i += n
-    assert 4 not in chains, "an OpPtrAccessChain in Workgroup memory"   # 4: Workgroup
+    w = spirv.to_words(result.spirv)
+    pointers = {w[pos + 1]: w[pos + 2] for pos, op, _ in spirv.instructions(w) if op == 32}  # OpTypePointer
+    chains = [pointers.get(w[pos + 1]) for pos, op, _ in spirv.instructions(w) if op == 67]  # OpPtrAccessChain
+    assert chains and 4 not in chains, chains   # 4: Workgroup; the one left is the output's
