@@ -114,3 +114,29 @@ assert np.array_equal(got, np.cumsum(a)), got[:8]
 print("OK")
 """, timeout=300, env={"PYOPENCL_COMPILER_OUTPUT": "0", "XDG_CACHE_HOME": str(tmp_path)})
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_bessel_functions_build_and_match_mpmath(python_with_icd):
+    # test_clmath.py::test_bessel (skipped without scipy; it ran on the H200): pyopencl's
+    # bessel_jn calls fp64 sin, cos, log, pow and sqrt from vkcl's prelude at dozens of places,
+    # and clspv, inlining all of them into the kernel, ran for more than 400 s (the build failed
+    # at the 120 s limit). Built again without -inline-entry-points once its first attempt has
+    # used its share of the limit, it takes about 30 s on lavapipe. Results against mpmath
+    # (pyopencl's own test allows 1e-13 with scipy's as reference).
+    run(python_with_icd, """
+import time, mpmath, pyopencl.clmath as clmath
+a = np.concatenate([np.linspace(0.001, 40, 150), [1e-300, 5e-324, 0.5, 100.0, 700.0]])
+x = cla.to_device(q, a)
+start = time.time()
+for n in (0, 1, 5, 20):
+    got = clmath.bessel_jn(n, x).get()
+    want = np.array([float(mpmath.besselj(n, v)) for v in a])
+    err = np.abs(got - want) / np.maximum(1, np.abs(want))
+    assert err.max() < 1e-13, (n, a[err.argmax()], got[err.argmax()], want[err.argmax()])
+for n in (0, 1):
+    got = clmath.bessel_yn(n, x[:150]).get()
+    want = np.array([float(mpmath.bessely(n, v)) for v in a[:150]])
+    err = np.abs(got - want) / np.maximum(1, np.abs(want))
+    assert err.max() < 1e-13, ("y", n, a[err.argmax()], got[err.argmax()], want[err.argmax()])
+print("OK", round(time.time() - start, 1))
+""")

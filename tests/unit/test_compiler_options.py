@@ -210,3 +210,16 @@ def _fma_count(module: bytes) -> int:
         elif op == spirv.OP_EXT_INST and words[pos + 3] == glsl and words[pos + 4] == 50:  # Fma
             n += 1
     return n
+
+
+def test_inlining_is_optional_only_without_the_generic_address_space():
+    # clspv refuses to compile a language with the generic address space without
+    # -inline-entry-points; the others may be built again without it (driver.py, a build that
+    # outlasts its share of the compile timeout)
+    from vkcl.compiler import DeviceCaps, driver, parse_options
+    plain, generic = DeviceCaps(), DeviceCaps(features=("__opencl_c_generic_address_space",))
+    assert driver._inlining_optional(parse_options("", "build"), plain)
+    assert driver._inlining_optional(parse_options("-cl-std=CL1.1", "build"), generic)
+    assert driver._inlining_optional(parse_options("-cl-std=CL3.0", "build"), plain)
+    assert not driver._inlining_optional(parse_options("-cl-std=CL3.0", "build"), generic)
+    assert not driver._inlining_optional(parse_options("-cl-std=CL2.0", "build"), plain)

@@ -7,6 +7,7 @@ for bad arguments (InvalidOptionsError, InvalidILError, ValueError).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import re
@@ -26,7 +27,7 @@ from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
 from vkcl.compiler.caps import DeviceCaps
 from vkcl.compiler.external import compile_with_executable
-from vkcl.compiler.options import CL_STD_VERSIONS, BuildOptions, parse_options
+from vkcl.compiler.options import CL_STD_VERSIONS, INLINE_ENTRY_POINTS, BuildOptions, parse_options
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
 from vkcl.compiler.worker import CompileOutput, get_worker
 
@@ -78,8 +79,19 @@ def _options(options: BuildOptions | str | None, mode: str) -> BuildOptions:
     return options
 
 
+# A build's first attempt, with every call inlined into its kernels, ends by this time.monotonic()
+# deadline (see INLINED_SHARE); None: each clspv run gets VKCL_COMPILE_TIMEOUT.
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("vkcl_compile_deadline", default=None)
+# The share of VKCL_COMPILE_TIMEOUT (at least INLINED_MIN_S) a build gets with -inline-entry-points
+# before it is built again without (_inlining_optional).
+INLINED_SHARE, INLINED_MIN_S = 0.25, 30.0
+
+
 def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
     timeout = float(settings.get("compile_timeout"))
+    deadline = _DEADLINE.get()
+    if deadline is not None:
+        timeout = min(timeout, max(deadline - time.monotonic(), 0.5))
     exe = toolchain.external_clspv()
     if exe:
         return compile_with_executable(exe, inputs, args, timeout)
@@ -210,22 +222,41 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         front_args = ("-rewrite-packed-structs",) if caps.int8 and not packed else ()
 
-        def build(unroll_loops: bool):
+        def build(unroll_loops: bool, inline: bool = True):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
+            if not inline:
+                args = [a for a in args if a != INLINE_ENTRY_POINTS]
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
                     return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args), args)
                 return _run(inputs, args + more), {}, args
 
-        out, renamed, args = build(True)
+        optional = _inlining_optional(opts, caps)
+        budget = max(INLINED_MIN_S, INLINED_SHARE * float(settings.get("compile_timeout")))
+        token = _DEADLINE.set(time.monotonic() + budget if optional else None)
+        try:
+            out, renamed, args = build(True)
+        finally:
+            _DEADLINE.reset(token)
+        # clspv inlines every call into the kernels (-inline-entry-points), and a program calling
+        # many heavy builtins then grew past what its passes finish: pyopencl's bessel_jn (its
+        # fp64 sin, cos, log and pow from the prelude at dozens of call sites) ran for more than
+        # 400 s, and built in 0.6 s with its functions kept (results within 1e-15 of mpmath's).
+        # Where the language allows (no generic address space, which needs the inlining), a build
+        # that outlasts its share of the timeout is made again without it.
+        inline = True
+        if out.status == "timeout" and optional:
+            uninlined = build(True, inline=False)
+            if uninlined[0].ok:
+                (out, renamed, args), inline = uninlined, False
         # llvmpipe compiles a kernel that waits at a barrier as a coroutine, and splitting one
         # of much unrolled code took minutes (pyopencl's segmented scan: 35 times the SPIR-V,
         # 0.7 s -> 643 s): such a program keeps its loops rolled where unrolling (the forced
         # unrolling of caps.loop_unroll_count) grows it more than UNROLLED_GROWTH_LIMIT times.
         if (out.ok and caps.loop_unroll_count and input_kind == "cl" and output_kind == "spirv"
                 and any(_waits_at_barriers(s, opts.include_dirs, headers) for s in inputs)):
-            rolled = build(False)
+            rolled = build(False, inline)
             if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
                 out, renamed, args = rolled
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
@@ -348,6 +379,15 @@ def _check_bounds(binary: bytes, reflection, caps: DeviceCaps, log: str) -> tupl
 
 
 _INCLUDE = re.compile(rb"#\s*include")
+
+
+def _inlining_optional(opts: BuildOptions, caps: DeviceCaps) -> bool:
+    """Whether clspv may compile the program without -inline-entry-points: it refuses to for
+    languages with the generic address space (OpenCL C 2.0, C++ for OpenCL, 3.0 with the feature)."""
+    version = opts.language_version
+    if version in ("CL1.0", "CL1.1", "CL1.2"):
+        return True
+    return version == "CL3.0" and "__opencl_c_generic_address_space" not in caps.features
 
 
 def _cacheable(opts: BuildOptions, sources: list[bytes], headers: dict | None) -> bool:

@@ -21,6 +21,7 @@ from vkcl.compiler.errors import InvalidOptionsError
 MODES = ("build", "compile", "link")
 CL_STD_VERSIONS = ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0")
 # An LLVM option (LLVM 21 and later): that clspv pass is skipped (see clspv_args).
+INLINE_ENTRY_POINTS = "-inline-entry-points"
 UNDO_INSTCOMBINE_OFF = "-opt-disable=undo-instcombine"
 DEFAULT_CL_STD = "CL1.2"  # "the highest OpenCL C 1.x language version supported" (spec 5.8.6.4)
 
@@ -115,7 +116,7 @@ class BuildOptions:
             args += ["-x", "ir"]
         if output_kind == "bitcode":
             args.append("--output-format=bc")
-        args += [f"-cl-std={std}", "-inline-entry-points", "-cl-kernel-arg-info"]
+        args += [f"-cl-std={std}", INLINE_ENTRY_POINTS, "-cl-kernel-arg-info"]
         # clspv's UndoInstCombine pass made byte 2 of a ulong2's element byte 0 (it drops the
         # offset inside the wide element); without it the long-vector lowering and repair 20
         # (spirv_wide_vectors.py) take such elements apart exactly (docs/architecture.md).

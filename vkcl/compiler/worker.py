@@ -147,7 +147,9 @@ class Worker:
                 self._proc.kill()
                 self._proc.wait()
                 log = f"clspv timed out after {timeout:g} s (VKCL_COMPILE_TIMEOUT) and was stopped\n"
-                return self._failure("timeout", log)
+                # a shorter limit is a first attempt that is made again another way (driver.py)
+                quiet = timeout < float(settings.get("compile_timeout"))
+                return self._failure("timeout", log, quiet=quiet)
             except _Runaway:
                 self._proc.kill()
                 self._proc.wait()
@@ -215,11 +217,11 @@ class Worker:
             return f"clspv crashed (signal {-rc} {name}) while compiling\n"
         return f"clspv exited with status {rc} while compiling\n"
 
-    def _failure(self, status: str, message: str) -> CompileOutput:
+    def _failure(self, status: str, message: str, quiet: bool = False) -> CompileOutput:
         stderr = self._stderr_text()
         self._discard()
         log = message + (f"--- clspv stderr ---\n{stderr}" if stderr.strip() else "")
-        _log.warning("%s", message.strip())
+        (_log.info if quiet else _log.warning)("%s", message.strip())
         return CompileOutput(status, log=log, rc=-1)
 
     def _runaway_failure(self, seconds: float) -> CompileOutput:
