@@ -310,7 +310,8 @@ def emit_cdef(pp: str, entries: list[dict], banner: str) -> str:
     lines = [f"/* {banner} */", cdef_types(pp, entries), "",
              "typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;",
              "const void *vkcl_dispatch_table(void);",
-             "void vkcl_set_ready(int);", "extern int vkcl_set_pythonhome;", "void vkcl_register_exit(void);",
+             "void vkcl_set_ready(int);", "void vkcl_note_shutdown(void);", "extern int vkcl_set_pythonhome;",
+             "void vkcl_register_exit(void);",
              'extern "Python" void vkcl_py_at_exit(void);', "", FAST_CDEF]
     for e in python_entries(entries):
         params = ", ".join(p["decl"] for p in e["params"]) or "void"
@@ -356,6 +357,8 @@ def emit_glue(entries: list[dict], banner: str) -> str:
             guard = f"VKCL_ENSURE_STARTED({fail})"
         fast = FAST_PATHS.get(e["name"])
         fast_lines = [f"    {e['ret']} fast_ret;", f"    if ({fast}(&fast_ret, {args})) return fast_ret;"] if fast else []
+        if e["name"].startswith(("clRetain", "clRelease")) and e["ret"] == "cl_int":
+            fast_lines.append("    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */")
         call = f"vkcl_py_{e['name']}({args})"
         waits = e["name"] in WAITING_ENTRIES
         defer, undefer = (["    VKCL_SIGNALS_DEFER;"], ["    VKCL_SIGNALS_UNDEFER;"]) if waits else ([], [])

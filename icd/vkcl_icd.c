@@ -53,6 +53,28 @@ int vkcl_set_pythonhome;
 
 void vkcl_set_ready(int ready) { vkcl_ready = ready; }
 
+/* Set by vkcl's shutdown (a Python host's atexit handler, a C host's exit()): its threads have
+ * stopped and every device is idle. */
+static volatile int vkcl_shut_down;
+void vkcl_note_shutdown(void) { vkcl_shut_down = 1; }
+
+/* A Python host past its atexit handlers tears its modules down, vkcl's among them, and the
+ * objects it frees then (a pyopencl kernel cached in a module, a cycle through an extension type
+ * patched with a function of __main__) can no longer run vkcl's Python code: their releases
+ * answered CL_OUT_OF_HOST_MEMORY and pyopencl printed a warning for each. A retain or release
+ * then succeeds without Python: the process is ending, and the memory of its objects, host and
+ * device, goes with it. */
+static int vkcl_host_finalizing(void)
+{
+    if (!vkcl_shut_down)
+        return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+}
+
 /* fork() after vkcl started: the child inherits vkcl's objects but none of its threads, nor the
  * Vulkan driver's (lavapipe's workers; NVIDIA's driver does not survive a fork at all), and
  * waiting for them hangs (seen: a child's plain exit() waited for ever on a lavapipe condition

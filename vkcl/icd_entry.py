@@ -7,6 +7,7 @@ import threading
 
 _shutdown_lock = threading.Lock()
 _shut_down = False
+_lib = None  # the ICD library (start), told when shutdown is done
 
 
 def start(ffi, lib, build_info: dict) -> None:
@@ -14,6 +15,8 @@ def start(ffi, lib, build_info: dict) -> None:
     from vkcl.api import registry
     from vkcl._gen import thunks
 
+    global _lib
+    _lib = lib
     log.setup()
     registry.bind(ffi, lib)
     thunks.install(ffi, lib, registry.implementation)
@@ -60,3 +63,5 @@ def shutdown() -> None:
             trace.write()
     except Exception:  # never turn an exit into a failure
         pass
+    if _lib is not None:
+        _lib.vkcl_note_shutdown()

@@ -77,6 +77,7 @@ typedef cl_properties cl_mem_properties;
 typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;
 const void *vkcl_dispatch_table(void);
 void vkcl_set_ready(int);
+void vkcl_note_shutdown(void);
 extern int vkcl_set_pythonhome;
 void vkcl_register_exit(void);
 extern "Python" void vkcl_py_at_exit(void);

@@ -212,6 +212,7 @@ VKCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_prop
 
 static cl_int CL_API_CALL vkcl_clRetainContext(cl_context a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainContext(a0);
     VKCL_PYERR_RESTORE;
@@ -223,6 +224,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseContext(cl_context a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clReleaseContext(a0);
@@ -260,6 +262,7 @@ VKCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context a0, cl_
 
 static cl_int CL_API_CALL vkcl_clRetainCommandQueue(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainCommandQueue(a0);
     VKCL_PYERR_RESTORE;
@@ -271,6 +274,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseCommandQueue(cl_command_queue a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clReleaseCommandQueue(a0);
@@ -339,6 +343,7 @@ VKCL_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context a0, cl_mem_flags a1, c
 
 static cl_int CL_API_CALL vkcl_clRetainMemObject(cl_mem a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainMemObject(a0);
     VKCL_PYERR_RESTORE;
@@ -350,6 +355,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseMemObject(cl_mem a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseMemObject(a0);
     VKCL_PYERR_RESTORE;
@@ -405,6 +411,7 @@ VKCL_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context a0, cl_bool a1, cl
 
 static cl_int CL_API_CALL vkcl_clRetainSampler(cl_sampler a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainSampler(a0);
     VKCL_PYERR_RESTORE;
@@ -416,6 +423,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseSampler(cl_sampler a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseSampler(a0);
     VKCL_PYERR_RESTORE;
@@ -462,6 +470,7 @@ VKCL_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context a0, cl_u
 
 static cl_int CL_API_CALL vkcl_clRetainProgram(cl_program a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainProgram(a0);
     VKCL_PYERR_RESTORE;
@@ -473,6 +482,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseProgram(cl_program a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseProgram(a0);
     VKCL_PYERR_RESTORE;
@@ -556,6 +566,7 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program a0, cl_uint a
 
 static cl_int CL_API_CALL vkcl_clRetainKernel(cl_kernel a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainKernel(a0);
     VKCL_PYERR_RESTORE;
@@ -567,6 +578,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseKernel(cl_kernel a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseKernel(a0);
     VKCL_PYERR_RESTORE;
@@ -641,6 +653,7 @@ static cl_int CL_API_CALL vkcl_clRetainEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_retain_event(&fast_ret, a0)) return fast_ret;
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainEvent(a0);
     VKCL_PYERR_RESTORE;
@@ -654,6 +667,7 @@ static cl_int CL_API_CALL vkcl_clReleaseEvent(cl_event a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_release_event(&fast_ret, a0)) return fast_ret;
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseEvent(a0);
     VKCL_PYERR_RESTORE;
@@ -1117,6 +1131,7 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevicesEXT(cl_device_id a0, const cl_d
 
 static cl_int CL_API_CALL vkcl_clRetainDeviceEXT(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainDeviceEXT(a0);
     VKCL_PYERR_RESTORE;
@@ -1128,6 +1143,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainDeviceEXT(cl_device_id a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseDeviceEXT(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseDeviceEXT(a0);
     VKCL_PYERR_RESTORE;
@@ -1161,6 +1177,7 @@ VKCL_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id a0, const cl_devi
 
 static cl_int CL_API_CALL vkcl_clRetainDevice(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clRetainDevice(a0);
     VKCL_PYERR_RESTORE;
@@ -1172,6 +1189,7 @@ VKCL_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id a0) {
 
 static cl_int CL_API_CALL vkcl_clReleaseDevice(cl_device_id a0) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
+    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     cl_int ret = vkcl_py_clReleaseDevice(a0);
     VKCL_PYERR_RESTORE;

@@ -140,3 +140,26 @@ for n in (0, 1):
     assert err.max() < 1e-13, ("y", n, a[err.argmax()], got[err.argmax()], want[err.argmax()])
 print("OK", round(time.time() - start, 1))
 """)
+
+
+def test_objects_released_while_python_finalizes(python_with_icd):
+    # A function of __main__ set on one of pyopencl's extension types keeps __main__'s objects
+    # until the interpreter tears its modules down, vkcl's among them: each release then
+    # answered CL_OUT_OF_HOST_MEMORY and pyopencl printed "a clean-up operation failed" for it.
+    # Once vkcl's shutdown has run, retains and releases succeed without Python (the process is
+    # ending). Waits there still fail (a wait cannot be answered without vkcl's state), so the
+    # script leaves none pending.
+    result = run(python_with_icd, """
+original = cl.Program.build
+def build(self, options=[], devices=None, cache_dir=None):
+    return original(self, options, devices, cache_dir)
+cl.Program.build = build
+p = cl.Program(ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 1; }").build()
+k = p.k
+b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)
+ev = k(q, (64,), None, b)
+ev.wait()
+q.finish()
+print("OK")
+""")
+    assert "failed with code" not in result.stderr, result.stderr[-3000:]
