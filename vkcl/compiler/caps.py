@@ -14,6 +14,8 @@ from typing import Any
 SPIRV_VERSIONS = ("1.0", "1.3", "1.4", "1.5", "1.6")
 STORAGE_CLASSES = ("ssbo", "ubo", "pushconstant")
 CAPS_FORMAT = 1
+# clspv lays packed structs out as bytes; given only where they need it (clspv_args, driver.py)
+REWRITE_PACKED_STRUCTS = "-rewrite-packed-structs"
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ class DeviceCaps:
             args.append("-fp64=0")
         if self.int8:
             if packed_structs:
-                args.append("-rewrite-packed-structs")
+                args.append(REWRITE_PACKED_STRUCTS)
         else:
             args.append("-int8=0")
         if not self.images:

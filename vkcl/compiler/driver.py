@@ -25,7 +25,7 @@ from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il
                            spirv_printf, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
-from vkcl.compiler.caps import DeviceCaps
+from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps
 from vkcl.compiler.external import compile_with_executable
 from vkcl.compiler.options import CL_STD_VERSIONS, INLINE_ENTRY_POINTS, BuildOptions, parse_options
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
@@ -120,12 +120,12 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     ir = packed_locals.rewrite(ir) or ir
     ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
-    if "-rewrite-packed-structs" in args and not packed_locals.uses_packed(ir):
+    if REWRITE_PACKED_STRUCTS in args and not packed_locals.uses_packed(ir):
         # clspv's pass rewrites the accesses of natural structs too, and got member offsets
         # wrong: in pyopencl's GPU scans, whose `struct __attribute__((packed)) { cfloat_t
         # value; int dummy; }` has its natural layout, each imaginary part copied from the
         # input buffer was read from byte 32i + 16 instead of 8i + 4.
-        args = [a for a in args if a != "-rewrite-packed-structs"]
+        args = [a for a in args if a != REWRITE_PACKED_STRUCTS]
     out = _run([ir.encode("utf-8", "surrogateescape")], ["-x", "ir", *args])
     out.log = front.log + out.log
     return out
@@ -220,7 +220,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # Struct accesses as bytes only where a packed struct needs them (struct_copies.declares_packed);
         # the front end alone may still skip the layout check that option skips (struct_copies).
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
-        front_args = ("-rewrite-packed-structs",) if caps.int8 and not packed else ()
+        front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
         def build(unroll_loops: bool, inline: bool = True):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,

@@ -80,7 +80,7 @@ def rewrite(ir: str) -> str | None:
 
 _SCALAR = r'(?:i\d+|half|bfloat|float|double)'
 # each starts with a literal, which Python's re looks for quickly (a name first took 6 ms a MB)
-_SCALAR_GEP_AT = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*(?:{_SCALAR}|<\d+ x {_SCALAR}>|%[^,]*), {_PTR} ')
+_UNIT_GEP_AT = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*(?:{_SCALAR}|<\d+ x {_SCALAR}>|%[^,]*), {_PTR} ')
 _SCALAR_GEP_ON = re.compile(rf'= getelementptr (?:(?:inbounds|nuw|nusw) )*{_SCALAR}, {_PTR} ({_NAME})')
 _STORED = re.compile(rf'store {_PTR} ({_NAME})')
 
@@ -90,7 +90,7 @@ def _may_narrow(ir: str) -> bool:
     as a pointer (by name, in any function: a quick test that spares most modules the
     line-by-line reading)."""
     defined = set()
-    for m in _SCALAR_GEP_AT.finditer(ir):
+    for m in _UNIT_GEP_AT.finditer(ir):
         defined.add(ir[ir.rfind("\n", 0, m.start()) + 1:m.start()].strip())
     if not defined:
         return False
@@ -170,7 +170,7 @@ def _gep(i: int, line: str, module: Module) -> _Gep | None:
             return None
         try:
             size = module.size(t)
-        except (KeyError, ValueError, TypeError, ZeroDivisionError):
+        except ParseError:  # no layout (opaque)
             return None
     else:
         t = Type("int", bits=int(name[1:]), text=name) if name.startswith("i") else \
