@@ -286,6 +286,8 @@ SPEC_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "f32": 4
 
 def set_program_specialization_constant(program, spec_id, spec_size, spec_value):
     p = resolve(program)
+    if not any(d.has_il for d in p.devices):
+        raise CLError(cl.CL_INVALID_OPERATION, "no device of the program takes IL programs (llvm-spirv is missing)")
     if p.il is None:
         raise CLError(cl.CL_INVALID_PROGRAM, "only IL programs have specialisation constants")
     kind = compiler.il_spec_constants(p.il).get(spec_id)

@@ -144,6 +144,28 @@ int main(void)
     EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_ILS_WITH_VERSION, 0, NULL, &ils_size));
     EXPECT((il_version[0] == 0) == (ils_size == 0), "CL_DEVICE_IL_VERSION '%s' but %zu bytes of ILs",
            il_version, ils_size);
+    {
+        /* what the IL entry points answer follows that: CL_INVALID_OPERATION where no device
+           takes IL (the CTS's api/consistency_il_programs), CL_INVALID_PROGRAM for a source
+           program's specialisation constant where one does */
+        cl_int err;
+        cl_context ctx = clCreateContext(NULL, 1, &g_device, NULL, NULL, &err);
+        EXPECT_OK(err);
+        const char *src = "kernel void k(global int *p) { p[0] = 1; }";
+        cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+        EXPECT_OK(err);
+        cl_uint bogus = 0xDEADBEEF, spec = 42;
+        cl_program il_prog = clCreateProgramWithIL(ctx, &bogus, sizeof bogus, &err);
+        EXPECT(il_prog == NULL, "an IL program from 4 bogus bytes");
+        EXPECT(err == (il_version[0] ? CL_INVALID_VALUE : CL_INVALID_OPERATION), "clCreateProgramWithIL: %d", err);
+        EXPECT_ERR(clSetProgramSpecializationConstant(prog, 0, sizeof spec, &spec),
+                   il_version[0] ? CL_INVALID_PROGRAM : CL_INVALID_OPERATION);
+        size_t il_size = 1;
+        EXPECT_OK(clGetProgramInfo(prog, CL_PROGRAM_IL, 0, NULL, &il_size));
+        EXPECT(il_size == 0, "CL_PROGRAM_IL of a source program: %zu bytes", il_size);
+        clReleaseProgram(prog);
+        clReleaseContext(ctx);
+    }
     size_t sizes[3], wg;
     EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL));
     EXPECT_OK(clGetDeviceInfo(g_device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
