@@ -310,7 +310,8 @@ def emit_cdef(pp: str, entries: list[dict], banner: str) -> str:
     lines = [f"/* {banner} */", cdef_types(pp, entries), "",
              "typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;",
              "const void *vkcl_dispatch_table(void);",
-             "void vkcl_set_ready(int);", "void vkcl_note_shutdown(void);", "extern int vkcl_set_pythonhome;",
+             "void vkcl_set_ready(int);", "void vkcl_note_shutdown(void);",
+             "void vkcl_note_final_events(void **, const int *, size_t);", "extern int vkcl_set_pythonhome;",
              "void vkcl_register_exit(void);",
              'extern "Python" void vkcl_py_at_exit(void);', "", FAST_CDEF]
     for e in python_entries(entries):
@@ -359,6 +360,8 @@ def emit_glue(entries: list[dict], banner: str) -> str:
         fast_lines = [f"    {e['ret']} fast_ret;", f"    if ({fast}(&fast_ret, {args})) return fast_ret;"] if fast else []
         if e["name"].startswith(("clRetain", "clRelease")) and e["ret"] == "cl_int":
             fast_lines.append("    if (vkcl_host_finalizing()) return CL_SUCCESS;  /* vkcl_icd.c */")
+        if e["name"] == "clWaitForEvents":
+            fast_lines.append(f"    if (vkcl_final_wait(&fast_ret, {args})) return fast_ret;  /* vkcl_icd.c */")
         call = f"vkcl_py_{e['name']}({args})"
         waits = e["name"] in WAITING_ENTRIES
         defer, undefer = (["    VKCL_SIGNALS_DEFER;"], ["    VKCL_SIGNALS_UNDEFER;"]) if waits else ([], [])

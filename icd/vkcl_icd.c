@@ -75,6 +75,50 @@ static int vkcl_host_finalizing(void)
 #endif
 }
 
+/* The application's events as vkcl's shutdown left them (every device idle, what the GPU had
+ * done retired), sorted by handle. A Python host finalizing after that still waits on events
+ * (pyopencl's ~nanny_event), which vkcl's Python code can no longer answer: a wait on events
+ * known here to have ended answers from their final status; any other fails as before. */
+typedef struct { const void *handle; cl_int status; } vkcl_final_event_t;
+static vkcl_final_event_t *vkcl_final_events;
+static size_t vkcl_n_final_events;
+
+static int vkcl_final_event_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const vkcl_final_event_t *)a)->handle;
+    uintptr_t y = (uintptr_t)((const vkcl_final_event_t *)b)->handle;
+    return x < y ? -1 : x > y;
+}
+
+void vkcl_note_final_events(void **handles, const int *statuses, size_t n)
+{
+    vkcl_final_event_t *t = n ? malloc(n * sizeof *t) : NULL;  /* kept: the process is ending */
+    if (!t)
+        return;
+    for (size_t i = 0; i < n; i++)
+        t[i] = (vkcl_final_event_t){handles[i], statuses[i]};
+    qsort(t, n, sizeof *t, vkcl_final_event_cmp);
+    vkcl_final_events = t;
+    vkcl_n_final_events = n;
+}
+
+static int vkcl_final_wait(cl_int *ret, cl_uint num_events, const cl_event *event_list)
+{
+    if (!vkcl_host_finalizing() || num_events == 0 || !event_list || !vkcl_final_events)
+        return 0;
+    int failed = 0;
+    for (cl_uint i = 0; i < num_events; i++) {
+        vkcl_final_event_t key = {event_list[i], 0};
+        const vkcl_final_event_t *e = bsearch(&key, vkcl_final_events, vkcl_n_final_events, sizeof key,
+                                              vkcl_final_event_cmp);
+        if (!e || e->status > CL_COMPLETE)
+            return 0;
+        failed |= e->status < 0;
+    }
+    *ret = failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
+    return 1;
+}
+
 /* fork() after vkcl started: the child inherits vkcl's objects but none of its threads, nor the
  * Vulkan driver's (lavapipe's workers; NVIDIA's driver does not survive a fork at all), and
  * waiting for them hangs (seen: a child's plain exit() waited for ever on a lavapipe condition

@@ -43,6 +43,39 @@ def _forked() -> None:
     _shut_down = True
 
 
+def _live_events() -> list:
+    from vkcl.api import handles
+    from vkcl.core.event import Event
+    return [(h, e) for h, e in list(handles._objects.items()) if isinstance(e, Event)]
+
+
+def _flush_pending_events(events: list) -> None:
+    """Submit the recorded commands of events not yet ended, as clReleaseCommandQueue's
+    implicit flush would: a host's exit may still wait on them (pyopencl's ~nanny_event)."""
+    for _, e in events:
+        if not e.done and e.batch is None and e.queue is not None:
+            try:
+                e.queue.flush_for(e)
+            except Exception:  # a lost device, or a callback thread refused at exit
+                pass
+
+
+def _note_final_events(events: list) -> None:
+    """With every device idle: retire what the GPU finished, then tell C the status of each
+    event that has ended, which a Python host finalizing after this may still wait on."""
+    queues = {id(e.batch.queue): e.batch.queue for _, e in events if not e.done and e.batch is not None}
+    for q in queues.values():
+        try:
+            q.retire()
+        except Exception:  # a lost device: its events stay as they are
+            pass
+    ended = [(h, e.status) for h, e in events if e.done]
+    if ended and _lib is not None:
+        from vkcl.api.handles import ffi
+        _lib.vkcl_note_final_events(ffi.new("void *[]", [h for h, _ in ended]),
+                                    ffi.new("int[]", [s for _, s in ended]), len(ended))
+
+
 def shutdown() -> None:
     """Process exit: vkcl's threads leave the driver and the devices go idle before the
     driver's libraries are unloaded under them (seen: a segfault at exit on NVIDIA)."""
@@ -57,7 +90,10 @@ def shutdown() -> None:
         from vkcl.vulkan.device import wait_idle_all
         cuda_copy.stop_all()  # libcuda's own exit handlers may run before vkcl's
         completion.stop_all()
+        events = _live_events()
+        _flush_pending_events(events)
         wait_idle_all()
+        _note_final_events(events)
         from vkcl import trace
         if trace.ENABLED:
             trace.write()

@@ -78,6 +78,7 @@ typedef struct { const void *dispatch; uint32_t magic; } vkcl_handle_t;
 const void *vkcl_dispatch_table(void);
 void vkcl_set_ready(int);
 void vkcl_note_shutdown(void);
+void vkcl_note_final_events(void **, const int *, size_t);
 extern int vkcl_set_pythonhome;
 void vkcl_register_exit(void);
 extern "Python" void vkcl_py_at_exit(void);

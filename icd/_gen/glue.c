@@ -625,6 +625,7 @@ static cl_int CL_API_CALL vkcl_clWaitForEvents(cl_uint a0, const cl_event *a1) {
     VKCL_ENSURE_STARTED(CL_OUT_OF_HOST_MEMORY);
     cl_int fast_ret;
     if (vkcl_fast_wait_for_events(&fast_ret, a0, a1)) return fast_ret;
+    if (vkcl_final_wait(&fast_ret, a0, a1)) return fast_ret;  /* vkcl_icd.c */
     VKCL_PYERR_SAVE;
     VKCL_SIGNALS_DEFER;
     cl_int ret = vkcl_py_clWaitForEvents(a0, a1);

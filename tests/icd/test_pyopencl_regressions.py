@@ -147,8 +147,7 @@ def test_objects_released_while_python_finalizes(python_with_icd):
     # until the interpreter tears its modules down, vkcl's among them: each release then
     # answered CL_OUT_OF_HOST_MEMORY and pyopencl printed "a clean-up operation failed" for it.
     # Once vkcl's shutdown has run, retains and releases succeed without Python (the process is
-    # ending). Waits there still fail (a wait cannot be answered without vkcl's state), so the
-    # script leaves none pending.
+    # ending).
     result = run(python_with_icd, """
 original = cl.Program.build
 def build(self, options=[], devices=None, cache_dir=None):
@@ -163,3 +162,28 @@ q.finish()
 print("OK")
 """)
     assert "failed with code" not in result.stderr, result.stderr[-3000:]
+
+
+def test_events_waited_on_while_python_finalizes(python_with_icd):
+    # pyopencl's transfers with host memory make "nanny" events, which wait for their command
+    # when they are freed. Kept by __main__ until the interpreter tears its modules down (as in
+    # the test above), they waited after vkcl's shutdown, where Python could not answer: every
+    # pyopencl script that kept one printed "clWaitForEvents failed with code -6". Shutdown now
+    # submits what is recorded, lets the devices finish, and C answers such waits from each
+    # event's final status; here one transfer was never waited for at all.
+    result = run(python_with_icd, """
+original = cl.Program.build
+def build(self, options=[], devices=None, cache_dir=None):
+    return original(self, options, devices, cache_dir)
+cl.Program.build = build
+p = cl.Program(ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 1; }").build()
+host = np.arange(4096, dtype=np.int32)
+b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
+written = cl.enqueue_copy(q, b, host)
+launched = p.k(q, host.shape, None, b)
+back = np.zeros_like(host)
+pending = cl.enqueue_copy(q, back, b, is_blocking=False)
+print("OK")
+""")
+    assert "failed with code" not in result.stderr, result.stderr[-3000:]
+    assert "clean-up operation failed" not in result.stderr, result.stderr[-3000:]
