@@ -142,18 +142,24 @@ print("OK", round(time.time() - start, 1))
 """)
 
 
+# A function of __main__ set on one of pyopencl's extension types keeps __main__'s objects until
+# the interpreter tears its modules down, after vkcl's shutdown.
+KEPT_TO_TEARDOWN = """
+original = cl.Program.build
+def build(self, options=[], devices=None, cache_dir=None):
+    return original(self, options, devices, cache_dir)
+cl.Program.build = build
+p = cl.Program(ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 1; }").build()
+"""
+
+
 def test_objects_released_while_python_finalizes(python_with_icd):
     # A function of __main__ set on one of pyopencl's extension types keeps __main__'s objects
     # until the interpreter tears its modules down, vkcl's among them: each release then
     # answered CL_OUT_OF_HOST_MEMORY and pyopencl printed "a clean-up operation failed" for it.
     # Once vkcl's shutdown has run, retains and releases succeed without Python (the process is
     # ending).
-    result = run(python_with_icd, """
-original = cl.Program.build
-def build(self, options=[], devices=None, cache_dir=None):
-    return original(self, options, devices, cache_dir)
-cl.Program.build = build
-p = cl.Program(ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 1; }").build()
+    result = run(python_with_icd, KEPT_TO_TEARDOWN + """
 k = p.k
 b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)
 ev = k(q, (64,), None, b)
@@ -171,12 +177,7 @@ def test_events_waited_on_while_python_finalizes(python_with_icd):
     # pyopencl script that kept one printed "clWaitForEvents failed with code -6". Shutdown now
     # submits what is recorded, lets the devices finish, and C answers such waits from each
     # event's final status; here one transfer was never waited for at all.
-    result = run(python_with_icd, """
-original = cl.Program.build
-def build(self, options=[], devices=None, cache_dir=None):
-    return original(self, options, devices, cache_dir)
-cl.Program.build = build
-p = cl.Program(ctx, "kernel void k(global int *a) { a[get_global_id(0)] += 1; }").build()
+    result = run(python_with_icd, KEPT_TO_TEARDOWN + """
 host = np.arange(4096, dtype=np.int32)
 b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
 written = cl.enqueue_copy(q, b, host)
