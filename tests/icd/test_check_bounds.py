@@ -92,3 +92,41 @@ assert np.array_equal(get(counts, np.zeros(2, np.int32)), [n, n - 1])
 print("OK")
 """)
     assert "VKCL_CHECK_BOUNDS" not in result.stderr, result.stderr[-3000:]
+
+
+def test_struct_members_and_signed_steps_are_exact_with_the_mode_on(python_with_icd):
+    # The mode makes each element step into global memory explicit 64-bit arithmetic
+    # (spirv_bounds.explicit_element_steps): struct members after a step, 32-bit indices that
+    # are negative and 64-bit ones, and float bits of every kind copied unchanged.
+    result = _run(python_with_icd, """
+src = '''
+typedef struct { int tag; float v[3]; } S;
+kernel void shuffle(global const S *in, global S *out, global float *flat, int back, long ahead) {
+    int i = (int)get_global_id(0);
+    global const S *p = in + (i + back);          /* back < 0: a negative 32-bit step */
+    out[i].tag = p[-back].tag * 2;
+    out[(long)i + ahead - ahead].v[2] = in[i].v[0];
+    out[i].v[0] = p[-back].v[2];
+    out[i].v[1] = -in[i].v[1];
+    flat[3 * (long)i + 2] = in[i].v[1];
+}
+'''
+k = cl.Kernel(cl.Program(ctx, src).build(), "shuffle")
+n = 256
+edge = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1.17549435e-38, 3.4028235e38, -2.5],
+                np.float32)
+vals = np.resize(edge, 3 * n).reshape(n, 3)
+rec = np.dtype([("tag", np.int32), ("v", np.float32, 3)])
+host = np.zeros(n, rec); host["tag"] = np.arange(n) - 100; host["v"] = vals
+I = buf(host); O = out(host); F = out(np.zeros(3 * n, np.float32))
+k(q, (n,), None, I, O, F, np.int32(-37), np.int64(1 << 40)).wait()
+got = get(O, host); flat = get(F, np.zeros(3 * n, np.float32))
+bits = lambda x: np.ascontiguousarray(x).view(np.uint32)
+assert np.array_equal(got["tag"], (np.arange(n) - 100) * 2)
+assert np.array_equal(bits(got["v"][:, 2]), bits(vals[:, 0]))
+assert np.array_equal(bits(got["v"][:, 0]), bits(vals[:, 2]))
+assert np.array_equal(bits(got["v"][:, 1]), bits(-vals[:, 1]))
+assert np.array_equal(bits(flat[2::3]), bits(vals[:, 1]))
+print("OK")
+""")
+    assert "VKCL_CHECK_BOUNDS" not in result.stderr, result.stderr[-3000:]

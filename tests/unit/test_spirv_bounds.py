@@ -38,3 +38,34 @@ def test_instrumented_spirv_is_valid(tmp_path):
     dis = subprocess.run(["spirv-dis", str(tmp_path / "i.spv")], capture_output=True, text=True).stdout
     # every access of k is checked: 3 loads, 2 stores in the loop and after, 2 atomics
     assert dis.count("OpFunctionCall %bool") >= 6, dis
+
+
+STEPS = """
+typedef struct { int a; float b[4]; } S;
+kernel void s(global S *p, global int *q, int k, long j) {
+    p[k].b[2] = 1.0f;
+    p[j].a = 3;
+    q[j + 1] = q[k - 7];
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+def test_element_steps_become_64_bit_arithmetic(tmp_path):
+    # NVIDIA's driver computed OpPtrAccessChain's element step in 32 bits, so the address the
+    # check saw for data[1 << 30] had wrapped back into the buffer: with the mode on, every step
+    # into PhysicalStorageBuffer memory is explicit 64-bit arithmetic (32-bit indices
+    # sign-extended), and struct members after it an OpAccessChain.
+    (tmp_path / "s.cl").write_text(STEPS)
+    env = dict(os.environ, VKCL_CACHE="0", VKCL_CHECK_BOUNDS="0")
+    subprocess.run([sys.executable, "-m", "vkcl", "compile", str(tmp_path / "s.cl"), "-o", str(tmp_path / "s.spv")],
+                   check=True, env=env, timeout=300)
+    before = subprocess.run(["spirv-dis", str(tmp_path / "s.spv")], capture_output=True, text=True).stdout
+    assert "OpPtrAccessChain %_ptr_PhysicalStorageBuffer" in before, before
+    instrumented, _ = spirv_bounds.instrument((tmp_path / "s.spv").read_bytes())
+    (tmp_path / "i.spv").write_bytes(instrumented)
+    r = subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "i.spv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    dis = subprocess.run(["spirv-dis", str(tmp_path / "i.spv")], capture_output=True, text=True).stdout
+    assert "PtrAccessChain %_ptr_PhysicalStorageBuffer" not in dis, dis
+    assert "OpSConvert %ulong" in dis and "OpIMul %ulong" in dis, dis

@@ -27,7 +27,7 @@ from array import array
 
 from vkcl.compiler import spirv
 
-VERSION = 1  # part of the program cache key while the mode is on
+VERSION = 2  # part of the program cache key while the mode is on
 RECORDS, RECORD_SIZE, RECORDS_AT = 8, 32, 16
 SCRATCH_AT, SCRATCH_SIZE = RECORDS_AT + RECORDS * RECORD_SIZE, 256
 RANGES_AT = SCRATCH_AT + SCRATCH_SIZE
@@ -83,12 +83,85 @@ def _access_size(tid: int, types: dict, constants: dict, strides: dict, offsets:
     return max(1, spirv._type_size(tid, types, constants, strides, offsets))
 
 
+OP_IN_BOUNDS_PTR_ACCESS_CHAIN, OP_S_CONVERT = 70, 114
+_RESULT_CONSTANTS = {spirv.OP_CONSTANT, OP_CONSTANT_NULL, 50}  # OpSpecConstant
+
+
+def explicit_element_steps(w: array) -> array:
+    """Each OpPtrAccessChain into PhysicalStorageBuffer memory with its element step made 64-bit
+    integer arithmetic (OpConvertPtrToU, OpIMul by the base's ArrayStride, OpIAdd,
+    OpConvertUToPtr, then an OpAccessChain for any further indices). The check must see the
+    address the access uses: NVIDIA's driver (580) computed the step in 32 bits, and a write
+    4 GiB past a buffer wrapped back into it, unreported. The same values everywhere else."""
+    types: dict[int, tuple[int, tuple]] = {}
+    by_shape: dict[tuple, int] = {}
+    strides, result_type, constants = {}, {}, {}
+    first_function = None
+    chains = []
+    for pos, op, n, in_function in spirv.instructions_scoped(w):
+        if op == spirv.OP_DECORATE and w[pos + 2] == spirv.DECORATION_ARRAY_STRIDE:
+            strides[w[pos + 1]] = w[pos + 3]
+        elif not in_function and 19 <= op <= 39:
+            types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + n]))
+            by_shape.setdefault((op, tuple(w[pos + 2:pos + n])), w[pos + 1])
+            continue
+        elif op == spirv.OP_FUNCTION:
+            first_function = first_function or pos
+        if n >= 3 and w[pos + 1] in types and (in_function or op in _RESULT_CONSTANTS):
+            result_type[w[pos + 2]] = w[pos + 1]
+        if in_function and op in (spirv.OP_PTR_ACCESS_CHAIN, OP_IN_BOUNDS_PTR_ACCESS_CHAIN) \
+                and types.get(w[pos + 1], (0, (0,)))[1][0] == spirv.SC_PHYSICAL_STORAGE_BUFFER:
+            chains.append(pos)
+    ulong = by_shape.get((spirv.OP_TYPE_INT, (64, 0)))
+    if not chains or ulong is None or first_function is None:
+        return w
+    b = _Builder(w, by_shape)
+    plan = {}
+    for pos in chains:
+        base_type = result_type.get(w[pos + 3])
+        index_type = types.get(result_type.get(w[pos + 4], 0), (0, (0,)))
+        if base_type not in strides or index_type[0] != spirv.OP_TYPE_INT:
+            continue
+        stride = strides[base_type]
+        if stride not in constants:
+            constants[stride] = b.constant(ulong, stride, 0)
+        plan[pos] = (base_type, index_type[1][0] == 64, constants[stride])
+    if not plan:
+        return w
+    out = array("I", w[:spirv.HEADER_WORDS])
+    for pos, op, n in spirv.instructions(w):
+        if pos == first_function:
+            out += b.decls
+        if pos not in plan:
+            out += w[pos:pos + n]
+            continue
+        base_type, wide, stride = plan[pos]
+        result_type_id, result, base, index = w[pos + 1:pos + 5]
+        rest = w[pos + 5:pos + n]
+        address, index64, step, moved = b.new(), b.new(), b.new(), b.new()
+        out += _inst(OP_CONVERT_PTR_TO_U, ulong, address, base)
+        if wide:
+            index64 = index
+        else:
+            out += _inst(OP_S_CONVERT, ulong, index64, index)  # indices are signed
+        out += _inst(OP_IMUL, ulong, step, index64, stride)
+        out += _inst(OP_IADD, ulong, moved, address, step)
+        if rest:
+            element = b.new()
+            out += _inst(OP_CONVERT_U_TO_PTR, base_type, element, moved)
+            out += _inst(spirv.OP_ACCESS_CHAIN, result_type_id, result, element, *rest)
+        else:
+            out += _inst(OP_CONVERT_U_TO_PTR, result_type_id, result, moved)
+    out[3] = b.bound
+    return out
+
+
 def instrument(data: bytes) -> tuple[bytes, dict[str, int]]:
     """The module with its physical-storage-buffer accesses checked, and for each kernel (entry
     point) whose accesses are, the push-constant byte offset of its table address; (data, {})
     when there is nothing to check. clspv gives each kernel its own push-constant variable: an
     access is checked where its function reaches one (kernels do; clspv inlines their callees)."""
-    w = spirv.to_words(data)
+    w = explicit_element_steps(spirv.to_words(data))
     types: dict[int, tuple[int, tuple]] = {}
     by_shape: dict[tuple, int] = {}
     constants, strides, offsets, blocks, builtins = {}, {}, {}, set(), {}
