@@ -21,13 +21,18 @@ kernel void nothing(int x) { }
 """
 
 
-@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
-def test_instrumented_spirv_is_valid(tmp_path):
-    (tmp_path / "k.cl").write_text(SOURCE)
+def _compile(tmp_path, source: str) -> bytes:
+    """The SPIR-V vkcl makes of `source` with the mode off."""
+    (tmp_path / "k.cl").write_text(source)
     env = dict(os.environ, VKCL_CACHE="0", VKCL_CHECK_BOUNDS="0")
     subprocess.run([sys.executable, "-m", "vkcl", "compile", str(tmp_path / "k.cl"), "-o", str(tmp_path / "k.spv")],
                    check=True, env=env, timeout=300)
-    data = (tmp_path / "k.spv").read_bytes()
+    return (tmp_path / "k.spv").read_bytes()
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+def test_instrumented_spirv_is_valid(tmp_path):
+    data = _compile(tmp_path, SOURCE)
     instrumented, offsets = spirv_bounds.instrument(data)
     assert list(offsets) == ["k"] and offsets["k"] % 8 == 0 and len(instrumented) > len(data)
     (tmp_path / "i.spv").write_bytes(instrumented)
@@ -56,13 +61,10 @@ def test_element_steps_become_64_bit_arithmetic(tmp_path):
     # check saw for data[1 << 30] had wrapped back into the buffer: with the mode on, every step
     # into PhysicalStorageBuffer memory is explicit 64-bit arithmetic (32-bit indices
     # sign-extended), and struct members after it an OpAccessChain.
-    (tmp_path / "s.cl").write_text(STEPS)
-    env = dict(os.environ, VKCL_CACHE="0", VKCL_CHECK_BOUNDS="0")
-    subprocess.run([sys.executable, "-m", "vkcl", "compile", str(tmp_path / "s.cl"), "-o", str(tmp_path / "s.spv")],
-                   check=True, env=env, timeout=300)
-    before = subprocess.run(["spirv-dis", str(tmp_path / "s.spv")], capture_output=True, text=True).stdout
+    data = _compile(tmp_path, STEPS)
+    before = subprocess.run(["spirv-dis", str(tmp_path / "k.spv")], capture_output=True, text=True).stdout
     assert "OpPtrAccessChain %_ptr_PhysicalStorageBuffer" in before, before
-    instrumented, _ = spirv_bounds.instrument((tmp_path / "s.spv").read_bytes())
+    instrumented, _ = spirv_bounds.instrument(data)
     (tmp_path / "i.spv").write_bytes(instrumented)
     r = subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "i.spv")], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
