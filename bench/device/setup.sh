@@ -8,6 +8,9 @@
 #          ocl-icd-opencl-dev, opencl-c-headers, clinfo; zstd (for vk_sass.py)
 # Run from the repository root: `source bench/device/setup.sh`. It exports the variables the
 # other bench/device scripts and the tests need, and builds build/libvkcl.so for python3.
+# Sourced again in the same shell or a child of it (scripts run side by side from one command),
+# it does nothing: reinstalling the wheels under a running process broke its imports.
+if [ "${VKCL_SETUP_DONE:-}" = "$(pwd)" ]; then return 0 2>/dev/null || exit 0; fi
 set -e
 ROOT=$(pwd)
 STAGE=/tmp/vkcl-stage
@@ -51,4 +54,5 @@ if ldconfig -p | grep -q libnvidia-opencl.so.1; then
 fi
 cp build/vendors/vkcl.icd $STAGE/vendors/
 export VKCL_ALL_VENDORS=$STAGE/vendors
+export VKCL_SETUP_DONE=$ROOT
 set +e
