@@ -108,7 +108,8 @@ LAYOUTS = {
                               " 'offsets': [0, 8, 12], 'itemsize': 60})",
                               "t.z[2][3]", "a['z'][:, 2, 3].copy()"),
     # copied through private and local memory at a folded index (`T t = in[n + i - 1]; out[i] =
-    # t;`) these crashed lavapipe (SIGSEGV) or looped clspv until the build's timeout
+    # t;`) these crashed lavapipe (SIGSEGV) or looped clspv until the build's timeout, and so did
+    # copies into a private array's elements (`a[i & 1] = in[n + i - 1]`, kernel private_elements)
     "double_array": ("typedef struct { double a[2]; } T;",
                      "np.dtype({'names': ['a'], 'formats': [('<f8', 2)], 'offsets': [0], 'itemsize': 16})",
                      "as_ulong(t.a[1])", "a['a'][:, 1].copy().view(np.uint64)"),
@@ -209,6 +210,21 @@ kernel void folded(global const T *in, global T *out, global T *lout, int n)
     barrier(CLK_LOCAL_MEM_FENCE);
     lout[n + i - 1] = l[WG - 1 - lid];
 }
+kernel void private_elements(global const T *in, global T *out, int n)
+{
+    size_t i = get_global_id(0);
+    T a[2], b[3];
+    a[i & 1] = in[n + i - 1];    // into elements at a run-time index, from an index LLVM folds
+    a[(i + 1) & 1] = in[i];
+    b[0] = in[n + i - 1];        // at constant indices (b[0]: the IR names the array itself)
+    b[1] = in[i];
+    b[2] = a[i & 1];
+    b[i %% 3] = b[(i + 1) %% 3];  // element to element
+    T t = b[i %% 3];              // out of an element into a variable
+    out[3 * i] = t;
+    out[3 * i + 1] = a[(i + 1) & 1];
+    out[3 * i + 2] = b[2];
+}
 kernel void private_swap(global const T *in, global T *out, uint shift)
 {
     T a[4];
@@ -278,6 +294,14 @@ p.folded(q, (n - wg,), (wg,), A, O, LO, np.int32(3))
 same(get(O, a)[:n - wg], a[2:n - wg + 2])
 mirrored = (base + wg - 1 - lid)[:n - wg] + 2
 same(get(LO, a)[2:n - wg + 2], a[mirrored])
+
+m = n - 8
+O = buf(np.zeros(3 * m, dt))
+p.private_elements(q, (m,), None, A, O, np.int32(3))
+i = np.arange(m)
+b = np.stack([i + 2, i, i + 2], axis=1)
+b[i, i % 3] = b[i, (i + 1) % 3]
+same(get(O, np.zeros(3 * m, dt)), a[np.stack([b[i, i % 3], i, b[i, 2]], axis=1).reshape(-1)])
 
 O = buf(np.zeros_like(a))
 shift = 3

@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass
 
 from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, gep_operands, matching_paren, split_operands
+from vkcl.compiler import private_elements
 from vkcl.compiler.packed_locals import has_packed
 from vkcl.compiler.prelude import includes
 
@@ -132,6 +133,12 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if chosen is None:
         return None
     copy_t, dst_depth, src_depth = chosen
+    indent, name = call.group(1), f"%__vkcl_copy{serial}"
+    if volatile == "i1 false":
+        by_elements = _element_copy(module, indent, name, copy_t, (src, src_t, src_depth), (dst, dst_t, dst_depth),
+                                    pointees)
+        if by_elements is not None:
+            return by_elements
     between_buffers = dst.space == src.space == _GLOBAL_SPACE
     if _LOCAL not in (dst.space, src.space) and not between_buffers:
         if dst_t is None or src_t is None:
@@ -144,7 +151,6 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
         # between buffers, and for a struct without padding between private and global or
         # constant memory, a copy typed whole went wrong or is not needed: the memcpy stays
         return None
-    indent, name = call.group(1), f"%__vkcl_copy{serial}"
     vol = "volatile " if volatile == "i1 true" else ""
     lines = []
     src_ptr = _member(lines, indent, f"{name}.src", src, src_t, src_depth)
@@ -154,6 +160,33 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
         return lines
     lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {_ptr(src.space)} {src_ptr}, align {src.align}")
     lines.append(f"{indent}store {vol}{copy_t.text} {name}, {_ptr(dst.space)} {dst_ptr}, align {dst.align}")
+    return lines
+
+
+def _element_copy(module: Module, indent: str, name: str, copy_t: Type, src, dst, pointees) -> list[str] | None:
+    """A copy into or out of a private array's element at a run-time index, as selects over
+    its elements (private_elements), or None where neither side is one or the copy is not of
+    the whole element."""
+    elements = []
+    for op, t, depth in (src, dst):
+        e = private_elements.element(module, op.value, pointees) if op.space == _PRIVATE else None
+        if e is not None and (depth != e.depth or _key(e.elem) != _key(copy_t)):
+            if e.depth == 0:
+                return None  # a part of an element: the copy stays as it was
+            e = None  # a private array copied whole, or a part of its element 0: not an element copy
+        elements.append(e)
+    if not any(elements):
+        return None
+    members = _members(module, copy_t)
+    if members is None:
+        return None
+    lines: list[str] = []
+    ends = []
+    for (op, t, depth), e, side in zip((src, dst), elements, ("src", "dst")):
+        ptr = _member(lines, indent, f"{name}.{side}", op, t, depth) if e is None else None
+        ends.append((op.space, op.align, ptr, e))
+    if not private_elements.copy(lines, indent, name, module, copy_t, members, *ends):
+        return None
     return lines
 
 
