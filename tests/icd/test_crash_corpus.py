@@ -1,7 +1,7 @@
 """The crash corpus (issue 21): OpenCL C that is valid but crashed clspv (pyclspv 0.0.1) or
 gave SPIR-V that lavapipe crashed on or refused, each case the smallest program that did. Every case must
 build and compute what the host computes, bit for bit. The routes around the crashes live in
-the prelude (prelude/*.py) and the compiler's rewrites (struct_copies, packed_locals,
+the prelude (prelude/*.py) and the compiler's rewrites (struct_copies, private_elements, packed_locals,
 vector_inserts, spirv_private_chains); the SPIR-V-input crashes are tests/icd/test_il_lowering.py's."""
 import pytest
 
@@ -200,6 +200,30 @@ rows = h.view(np.uint16).reshape(-1, 3)
 got = o.view(np.uint16).reshape(-1, 3)
 same(got[:N].ravel(), rows[1:N + 1].ravel(), "half[3] through a variable")
 same(got[N + 1:2 * N + 1].ravel(), rows[1:N + 1][::-1].ravel(), "half[3] through local memory")
+""",
+    # a struct copied into a private array's element at a run-time index from a folded one:
+    # clspv wrote its -1 element index as 2^31 - 1 and lavapipe died (SIGSEGV) running it; with
+    # `double a[2]` clspv crashed, with a padded struct it ran until the compile timeout
+    "struct_into_a_private_array_element": """
+src = '''typedef struct { float3 v; int k; } T;
+kernel void k(global const T *in, global T *out, int n) {
+  size_t i = get_global_id(0);
+  T a[2];
+  a[i & 1] = in[n + i - 1];
+  a[(i + 1) & 1] = in[i];
+  out[i] = a[i & 1];
+}'''
+dt = np.dtype({"names": ["v", "k"], "formats": [(np.float32, 3), np.int32], "offsets": [0, 16], "itemsize": 32})
+t = np.zeros(N + 2, dt)
+t["v"] = np.resize(specials.astype(np.float32), 3 * (N + 2)).reshape(-1, 3)
+t["k"] = rng.integers(-2**31, 2**31, N + 2)
+prog = cl.Program(ctx, src).build()
+o = np.zeros(N, dt)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+prog.k(q, (N,), None, cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=t), bo, np.int32(3))
+cl.enqueue_copy(q, o, bo)
+same(o["v"].ravel(), t["v"][2:N + 2].ravel(), "float3 member")
+same(o["k"], t["k"][2:N + 2], "int member")
 """,
 }
 
