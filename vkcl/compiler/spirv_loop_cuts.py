@@ -1,32 +1,22 @@
-"""Loops that llvmpipe cut short, made visible (llvmpipe only). PROTOTYPE on branch h-loopcut:
-the runtime side is not written yet (below).
+"""llvmpipe's loop cap made visible (llvmpipe only: DeviceCaps.loop_unroll_count; spirv_fixes
+runs it last; the runtime side is core/loop_cuts.py).
 
 llvmpipe (Mesa 22.3; newer Mesa keeps it) gives each shader invocation, a batch of 8
 work-items, one counter of 65,535 loop back-edges for all its loops; once spent, every loop
 leaves at its next back-edge, silently (docs/architecture.md, "Loops on lavapipe"), and every
 later loop runs its body once. That last fact is what this pass measures: before each OpReturn
 of an entry point, where the word's address is given (two 32-bit specialization constants,
-SPEC_WORD; 0: not given), a probe loop runs t trips, t read from the word's second 32 bits (2)
-by an atomic load so that no compiler knows it; a batch whose budget is spent leaves it after
-one trip and ORs 1 into the word's first 32 bits. (A false alarm needs a batch that spent the
-budget to its last back-edge without a cut.)
+SPEC_WORD; 0: not given), a probe loop runs t trips, t read from the word's second 32 bits
+(PROBE_TRIPS) by an atomic load so that no compiler knows it; a batch whose budget is spent
+leaves it after one trip and ORs 1 into the word's first 32 bits. A false alarm needs a batch
+that spent the budget to its last back-edge without a cut. Modules without loops are left as
+they are.
 
-Measured on lavapipe (the experiment: /tmp/lc_e2e.py in the eighteenth session; a kernel of 64
-work-items looping n times): n = 1,000 and 60,000 left the word 0 and were right; n = 2 million
-and 30 million set it and were wrong.
-
-Tried first, not working: a flag per loop set on every branch to its merge block and checked
-there (a cut loop reaches the merge without taking one). The compilers fold it away: by the
-CFG's own semantics the merge is reached only through those branches, so the flag is provably
-set there; Volatile on the Private flag did not stop that.
-
-Left to do: instrument() only for llvmpipe (caps.loop_unroll_count) at the end of
-spirv_fixes.repair, spirv_fixes.VERSION; a per-device 8-byte word (0, 2) in host-visible memory
-and SPEC_WORD's values at every pipeline's creation (core/ndrange.py); at each batch's
-completion, in core/queue.py and in icd/fast_path.c (vkcl_fast_run_batch), exchange the word
-with 0 and, where it was set, fail the batch's launch events with CL_OUT_OF_RESOURCES and log a
-warning naming the kernels; tests (a long loop fails its event, short ones do not, through C's
-fast path too); the cost of the probe on lavapipe.
+Measured on lavapipe: a kernel of 64 work-items looping n times set the word for n = 2 and 30
+million (results wrong) and not for 1,000 or 60,000 (right). Tried first, not working: a flag
+per loop set on every branch to its merge block and checked there (a cut loop reaches the
+merge without taking one); the compilers fold it away, since by the CFG's own semantics the
+merge is reached only through those branches (Volatile on the Private flag did not stop that).
 """
 from __future__ import annotations
 
@@ -35,20 +25,18 @@ from array import array
 from vkcl.compiler import spirv
 
 SPEC_WORD = (0x7F564B10, 0x7F564B11)  # the word's address, low and high halves
+PROBE_TRIPS = 2  # the word's second 32 bits: the probe loop's trip count
+
 
 OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_POINTER = 20, 21, 32
-OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT, OP_SPEC_CONSTANT = 41, 42, 43, 50
-OP_FUNCTION, OP_FUNCTION_END, OP_VARIABLE, OP_LOAD, OP_STORE = 54, 56, 59, 61, 62
+OP_CONSTANT, OP_SPEC_CONSTANT, OP_FUNCTION, OP_FUNCTION_END = 43, 50, 54, 56
 OP_DECORATE, OP_MEMORY_MODEL, OP_ENTRY_POINT = 71, 14, 15
 OP_U_CONVERT, OP_CONVERT_U_TO_PTR, OP_I_NOT_EQUAL = 113, 120, 171
-OP_LOGICAL_OR, OP_LOGICAL_NOT, OP_LOGICAL_AND, OP_SELECT = 166, 168, 167, 169
 OP_SHIFT_LEFT_LOGICAL, OP_BITWISE_OR, OP_ATOMIC_OR = 196, 197, 241
 OP_I_ADD, OP_U_LESS_THAN, OP_ATOMIC_LOAD = 128, 176, 227
 OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE, OP_LABEL = 245, 246, 247, 248
-OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN = 249, 250, 251, 253
-SC_PRIVATE, DECORATION_SPEC_ID, ADDRESSING_PHYSICAL_STORAGE_BUFFER_64 = 6, 1, 5348
-SCOPE_DEVICE = 1
-VOLATILE = 0x1  # memory operand: the compilers must not see through the flag (see the docstring)
+OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_RETURN = 249, 250, 253
+DECORATION_SPEC_ID, ADDRESSING_PHYSICAL_STORAGE_BUFFER_64 = 1, 5348
 
 
 def _inst(op: int, *operands: int) -> array:
@@ -60,8 +48,8 @@ def _op(inst: array) -> int:
 
 
 def instrument(data: bytes) -> bytes:
-    """The module with its loops' cuts recorded (see the docstring); unchanged when it has no
-    loop or does not address physical storage buffers."""
+    """The module with the probe before each return of its entry points (see the docstring);
+    unchanged when it has no loop or does not address physical storage buffers."""
     words = spirv.to_words(data)
     insts = [words[pos:pos + n] for pos, _, n in spirv.instructions(words)]
     if not any(_op(i) == OP_LOOP_MERGE for i in insts):
@@ -85,11 +73,9 @@ def instrument(data: bytes) -> bytes:
         return types[key]
 
     boolean, uint, ulong = type_id(OP_TYPE_BOOL), type_id(OP_TYPE_INT, 32, 0), type_id(OP_TYPE_INT, 64, 0)
-    private_bool = type_id(OP_TYPE_POINTER, SC_PRIVATE, boolean)
     psb_uint = type_id(OP_TYPE_POINTER, spirv.SC_PHYSICAL_STORAGE_BUFFER, uint)
-    true_, false_, zero, one, zero64, shift, four64 = new(), new(), new(), new(), new(), new(), new()
-    decls += [_inst(OP_CONSTANT_TRUE, boolean, true_), _inst(OP_CONSTANT_FALSE, boolean, false_),
-              _inst(OP_CONSTANT, uint, zero, 0), _inst(OP_CONSTANT, uint, one, 1),
+    zero, one, zero64, shift, four64 = new(), new(), new(), new(), new()
+    decls += [_inst(OP_CONSTANT, uint, zero, 0), _inst(OP_CONSTANT, uint, one, 1),
               _inst(OP_CONSTANT, ulong, zero64, 0, 0), _inst(OP_CONSTANT, uint, shift, 32),
               _inst(OP_CONSTANT, ulong, four64, 4, 0)]
     halves = [new(), new()]
@@ -98,8 +84,7 @@ def instrument(data: bytes) -> bytes:
         decls.append(_inst(OP_SPEC_CONSTANT, uint, half, 0))
         annotations.append(_inst(OP_DECORATE, half, DECORATION_SPEC_ID, spec_id))
     entry_points = {i[2] for i in insts if _op(i) == OP_ENTRY_POINT}
-    ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, private_bool=private_bool, psb_uint=psb_uint,
-               true=true_, false=false_, four64=four64, zero=zero, one=one, zero64=zero64, shift=shift, halves=halves,
+    ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, psb_uint=psb_uint, four64=four64, zero=zero, one=one, zero64=zero64, shift=shift, halves=halves,
                decls=decls)
 
     out: list[array] = []
@@ -112,10 +97,6 @@ def instrument(data: bytes) -> bytes:
         j = next(k for k in range(i, len(insts)) if _op(insts[k]) == OP_FUNCTION_END)
         out += _function(insts[i:j + 1], insts[i][2] in entry_points, ctx)
         i = j + 1
-    new_vars = [inst[2] for inst in decls if _op(inst) == OP_VARIABLE]
-    for k, inst in enumerate(out):  # SPIR-V 1.4 on: every global an entry point uses in its interface
-        if _op(inst) == OP_ENTRY_POINT and spirv.version(words) >= (1, 4):
-            out[k] = _inst(OP_ENTRY_POINT, *inst[1:], *new_vars)
     first_function = next(k for k, inst in enumerate(out) if _op(inst) == OP_FUNCTION)
     first_annotation = next((k for k, inst in enumerate(out) if 71 <= _op(inst) <= 75), first_function)
     out[first_function:first_function] = decls
@@ -127,6 +108,13 @@ def instrument(data: bytes) -> bytes:
     return spirv.to_bytes(result)
 
 
+def instrumented(data: bytes) -> bool:
+    """Whether the module carries the probe (its SPEC_WORD specialization constants)."""
+    words = spirv.to_words(data)
+    return any(op == 71 and n == 4 and words[pos + 2] == DECORATION_SPEC_ID and words[pos + 3] == SPEC_WORD[0]
+               for pos, op, n in spirv.instructions(words))
+
+
 def _blocks(function: list[array]) -> tuple[list[array], list[list[array]], array]:
     start = next(k for k, inst in enumerate(function) if _op(inst) == OP_LABEL)
     blocks: list[list[array]] = []
@@ -135,17 +123,6 @@ def _blocks(function: list[array]) -> tuple[list[array], list[list[array]], arra
             blocks.append([])
         blocks[-1].append(inst)
     return function[:start], blocks, function[-1]
-
-
-def _successors(block: list[array]) -> list[int]:
-    term = block[-1]
-    if _op(term) == OP_BRANCH:
-        return [term[1]]
-    if _op(term) == OP_BRANCH_CONDITIONAL:
-        return [term[2], term[3]]
-    if _op(term) == OP_SWITCH:
-        return [term[2], *term[4::2]]
-    return []
 
 
 def _function(function: list[array], entry: bool, c: dict) -> list[array]:
