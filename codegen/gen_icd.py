@@ -60,7 +60,7 @@ typedef struct vkcl_fastq {
     int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
     uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t calibrated_ns; void *calibrate; uint64_t c_events;
     int host_query_reset;
-    vkcl_cuda_dev_t *cuda; void *fn[15]; ...;
+    vkcl_cuda_dev_t *cuda; uint32_t *loop_word; int loop_cut; void *fn[15]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];

@@ -98,6 +98,8 @@ typedef struct vkcl_fastq {
     struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */
     uint64_t c_events;         /* C events made */
     struct vkcl_cuda_dev *cuda; /* the device's CUDA copies (icd/cuda_copy.c); NULL: none */
+    uint32_t *loop_word;       /* llvmpipe: its loop-cut flag (core/loop_cuts.py); NULL: none */
+    int loop_cut;              /* the last batch C ran set it (Python fails its own events then) */
     void *fn[15];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
@@ -573,7 +575,10 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
     if (vkcl_wait_timeline(fq->fn[VKCL_FN_COUNTER], fq->fn[VKCL_FN_WAIT], fq->device, fq->timeline, value, UINT64_MAX,
                            fq->spin_ns) != 0)
         return CL_OUT_OF_RESOURCES;
-    vkcl_cev_batch_done(fq, *submitted_ns, CL_COMPLETE);
+    /* llvmpipe cut a loop of the batch's kernels short (core/loop_cuts.py): their results are
+     * wrong, so their events fail. */
+    fq->loop_cut = fq->loop_word && __atomic_exchange_n(fq->loop_word, 0, __ATOMIC_ACQ_REL);
+    vkcl_cev_batch_done(fq, *submitted_ns, fq->loop_cut ? CL_OUT_OF_RESOURCES : CL_COMPLETE);
     /* The pool resets command buffers individually: beginning one resets it. */
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)
         return CL_OUT_OF_RESOURCES;

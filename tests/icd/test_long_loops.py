@@ -390,6 +390,36 @@ for n in (65535, 65536, 100003):
     assert list(launch(bar, "k", 8, 8, np.uint32(n))) == bar_ref(n), n
 one = "kernel void k(global uint *o, uint n) { uint s = 0; for (uint i = 0; i < n; i++) s = STEP(s, i); o[0] = s; }"
 n = 16 * 65536 + 16
-assert (launch(one, "k", 1, 1, np.uint32(n))[0] == lcg(n)) != llvmpipe
+if llvmpipe:  # cut short, which vkcl reports: the launch's event fails (core/loop_cuts.py)
+    ev = cl.Program(ctx, STEP + one).build().k(q, (1,), (1,), cl.Buffer(ctx, mf.READ_WRITE, 4), np.uint32(n))
+    q.finish()
+    assert ev.command_execution_status == cl.status_code.OUT_OF_RESOURCES, ev.command_execution_status
+else:
+    assert launch(one, "k", 1, 1, np.uint32(n))[0] == lcg(n)
 print("OK")
 """)
+
+
+def test_a_loop_cut_short_fails_its_launch(python_with_icd):
+    run(python_with_icd, """
+# lavapipe: llvmpipe cuts a batch's loops after 65,535 back-edges in all; vkcl's probe sees it
+# (compiler/spirv_loop_cuts.py) and the launch's event fails with CL_OUT_OF_RESOURCES, through
+# Python's path and C's repeated launches alike, while launches whose loops end stay right.
+# Elsewhere every launch is right.
+llvmpipe = "llvmpipe" in dev.name
+src = '''kernel void k(global uint *o, uint n) { uint s = get_global_id(0);
+    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "k")
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
+for n, cut in ((1000, False), (2_000_000, llvmpipe), (60000, False), (2_000_000, llvmpipe)):
+    k.set_args(o, np.uint32(n))
+    evs = [cl.enqueue_nd_range_kernel(q, k, (64,), (64,)) for _ in range(4)]   # the last ones C's
+    q.finish()
+    want = cl.status_code.OUT_OF_RESOURCES if cut else cl.command_execution_status.COMPLETE
+    assert [e.command_execution_status for e in evs] == [want] * 4, (n, [e.command_execution_status for e in evs])
+    if not cut:
+        r = np.empty(64, np.uint32); cl.enqueue_copy(q, r, o); q.finish()
+        assert r[5] == lcg(n, 5), n
+print("OK")
+""")
+

@@ -343,7 +343,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     narrow_scopes=caps.narrow_memory_scopes, zero_operands=caps.negate_zero_operands,
                                     merge_accesses=merge_accesses and caps.merge_narrow_accesses,
                                     roll_copies=merge_accesses and caps.roll_copies,
-                                    barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size))
+                                    barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size),
+                                    loop_cuts=caps.loop_unroll_count > 0)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

@@ -89,7 +89,7 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler import spirv
+from vkcl.compiler import spirv, spirv_loop_cuts
 from vkcl.compiler.spirv_bitcasts import split_wide_bitcasts
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
@@ -108,7 +108,7 @@ from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 29
+VERSION = 30
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -128,7 +128,7 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
            float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
            merge_accesses: bool = False, roll_copies: bool = False,
-           barrier_loops: tuple[int, int] = (0, 0)) -> bytes:
+           barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
@@ -170,6 +170,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = merge_narrow_accesses(data)
     if barrier_loops[0]:
         data = unroll_barrier_loops(data, *barrier_loops)
+    if loop_cuts:  # llvmpipe: its loop cap's cuts detected (spirv_loop_cuts.py)
+        data = spirv_loop_cuts.instrument(data)
     return relax_atomics(data) if relaxed_atomics else data
 
 

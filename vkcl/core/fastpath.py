@@ -90,6 +90,10 @@ class FastQueue:
         fq.cb2 = native.pointer(vk.ffi, cb2)
         fq.c_events_on = int(config.get("c_events"))
         fq.cuda = vkdev.cuda_copies.c if vkdev.cuda_copies is not None else native.ffi.NULL
+        # llvmpipe's loop cap detected (core/loop_cuts.py): C checks the flag as its batches end
+        if queue.device.compiler_caps.loop_unroll_count:
+            from vkcl.core import loop_cuts
+            fq.loop_word = native.ffi.cast("uint32_t *", loop_cuts.word_for(vkdev).alloc.host_ptr)
         if queue.profiling:
             fq.qbase = queue.queries.lend(C_QUERY_PAIRS, self._query_back)
             fq.qfree = (1 << C_QUERY_PAIRS) - 1

@@ -12,9 +12,9 @@ import threading
 import weakref
 
 from vkcl import compiler
-from vkcl.compiler import spirv, spirv_num_groups
+from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups
 from vkcl._gen import cl
-from vkcl.core import bounds, printf
+from vkcl.core import bounds, loop_cuts, printf
 from vkcl.core.commands import Command
 from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc
@@ -38,6 +38,8 @@ class ProgramImage:
         self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
         # Its work-group count can be set where a launch is split (compiler/spirv_num_groups.py).
         self.group_counts = spirv_num_groups.overridable(result.spirv)
+        # llvmpipe's loop cap detected (core/loop_cuts.py): the device's word for its probe.
+        self.loop_word = loop_cuts.word_for(vkdev) if spirv_loop_cuts.instrumented(result.spirv) else None
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -134,6 +136,8 @@ class KernelPlan:
                         spec[self.work_dim_id] = work_dim
                     for (_, sid, _), n in zip(self.locals, local_counts):
                         spec[sid] = n
+                    if self.image.loop_word is not None:
+                        spec.update(self.image.loop_word.spec())
                     if group_counts is not None:
                         spec[spirv_num_groups.SPEC_FLAG] = 1
                         spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))

@@ -16,12 +16,14 @@ from vkcl._gen import cl
 from vkcl.core.completion import completion_for
 from vkcl.core.event import COMPLETE, SUBMITTED, Event
 from vkcl.core.commands import FastCommand
-from vkcl.core import bounds, fastpath
+from vkcl.core import bounds, fastpath, loop_cuts
 from vkcl.core.fastpath import FastQueue
 from vkcl.core.object import CLObject
 from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc, faults
 from vkcl.vulkan.check import VulkanError
+
+_LAUNCHES = (cl.CL_COMMAND_NDRANGE_KERNEL, cl.CL_COMMAND_TASK)
 
 _log = log.get("queue")
 
@@ -377,20 +379,30 @@ class CommandQueue(CLObject):
                 self._sync_fast()
 
     def _finish(self, b: Batch) -> None:
-        self._complete(b.commands)
+        self._complete(b.commands, self._loop_cut())
         self.pool.recycle(b.cb)
         # Events keep their batch (for its queue and timeline value); the commands, and the
         # memory objects they hold, go now (and the command -> event -> batch cycle with them).
         b.commands = []
         b.keep = None
 
-    def _complete(self, commands: list) -> None:
-        """The host side of completed commands, then their events' status and times."""
+    def _loop_cut(self) -> bool:
+        """Whether llvmpipe cut a loop short since the device's flag was last taken
+        (core/loop_cuts.py): on llvmpipe only."""
+        return bool(self.device.compiler_caps.loop_unroll_count) and loop_cuts.word_for(self.vk).take()
+
+    def _complete(self, commands: list, loop_cut: bool = False) -> None:
+        """The host side of completed commands, then their events' status and times;
+        `loop_cut`: llvmpipe cut a loop of the batch short, so its launches fail."""
+        launches = {id(c) for c in commands if c.event.command_type in _LAUNCHES} if loop_cut else set()
+        if launches:  # those C recorded (FastCommand) have no plan: their kernels are not named
+            loop_cuts.warn([getattr(getattr(c, "plan", None), "name", "(a repeated launch)") for c in commands
+                            if id(c) in launches])
         for cmd in commands:
             ev = cmd.event
             try:
                 cmd.complete()
-                status = COMPLETE
+                status = cl.CL_OUT_OF_RESOURCES if id(cmd) in launches else COMPLETE
             except bounds.KernelFault:  # reported where it was found
                 status = cl.CL_OUT_OF_RESOURCES
             except Exception:
@@ -416,7 +428,7 @@ class CommandQueue(CLObject):
             if self.profiling:
                 for cmd in commands:
                     cmd.event.times[1] = submitted
-            self._complete(commands)
+            self._complete(commands, bool(self.fast.c.loop_cut))
         finally:
             self._sync_fast()
 
