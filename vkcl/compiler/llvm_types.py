@@ -272,3 +272,18 @@ def matching_paren(text: str, i: int) -> int:
             if depth == 0:
                 return j
     return -1
+
+
+def pointer_type(space: int) -> str:
+    """The IR's pointer type in address space `space`."""
+    return "ptr" if space == 0 else f"ptr addrspace({space})"
+
+
+def type_key(t: Type) -> str:
+    """A type's name, or its text without spacing: equal for the same type."""
+    return t.name if t.kind == "named" else " ".join(t.text.split())
+
+
+def alignment_at(align: int, offset: int) -> int:
+    """The alignment of `offset` bytes past a pointer aligned to `align`."""
+    return min(align, offset & -offset if offset else 1 << 30)

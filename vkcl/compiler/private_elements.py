@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 
-from vkcl.compiler.llvm_types import Module, ParseError, Reader, Type, gep_operands
+from vkcl.compiler.llvm_types import (Module, ParseError, Reader, Type, alignment_at, gep_operands,
+                                      pointer_type, type_key)
 
 MAX_ELEMENTS, MAX_SELECTS = 16, 512
 _INDEX = re.compile(r'^(i\d+) (%(?:[-\w.$]+|"[^"]*")|\d+)$')
@@ -63,7 +64,7 @@ def element(module: Module, value: str, pointees: dict) -> Element | None:
         return None
     try:
         r = module.resolve(array)
-        if r.kind != "array" or not 1 < r.count <= MAX_ELEMENTS or _leading(base_def[1]) != _key(array):
+        if r.kind != "array" or not 1 < r.count <= MAX_ELEMENTS or _leading(base_def[1]) != type_key(array):
             return None
         if index.group(2).isdigit() and int(index.group(2)) >= r.count:
             return None
@@ -110,14 +111,15 @@ def copy(lines: list, indent: str, name: str, module: Module, copy_t: Type, memb
 def _read(lines, indent, name, k, copy_t, path, t, offset, size, side) -> str:
     space, align, ptr, e = side
     if e is None:
-        lines.append(f"{indent}{name}.s{k} = getelementptr inbounds {copy_t.text}, {_ptr(space)} {ptr}, i32 0{path}")
-        lines.append(f"{indent}{name}.v{k} = load {t.text}, {_ptr(space)} {name}.s{k}, align {_low(align, offset)}")
+        p = pointer_type(space)
+        lines.append(f"{indent}{name}.s{k} = getelementptr inbounds {copy_t.text}, {p} {ptr}, i32 0{path}")
+        lines.append(f"{indent}{name}.v{k} = load {t.text}, {p} {name}.s{k}, align {alignment_at(align, offset)}")
         return f"{name}.v{k}"
     chosen = None
     for j in e.positions():
         at = f"{name}.s{k}_{j}"
         lines.append(f"{indent}{at} = getelementptr inbounds {e.array.text}, ptr {e.base}, i64 0, i64 {j}{path}")
-        lines.append(f"{indent}{at}.v = load {t.text}, ptr {at}, align {_low(e.align, j * size + offset)}")
+        lines.append(f"{indent}{at}.v = load {t.text}, ptr {at}, align {alignment_at(e.align, j * size + offset)}")
         if chosen is None:
             chosen = f"{at}.v"
         else:
@@ -129,11 +131,12 @@ def _read(lines, indent, name, k, copy_t, path, t, offset, size, side) -> str:
 def _write(lines, indent, name, k, copy_t, path, t, offset, size, side, value: str) -> None:
     space, align, ptr, e = side
     if e is None:
-        lines.append(f"{indent}{name}.d{k} = getelementptr inbounds {copy_t.text}, {_ptr(space)} {ptr}, i32 0{path}")
-        lines.append(f"{indent}store {t.text} {value}, {_ptr(space)} {name}.d{k}, align {_low(align, offset)}")
+        p = pointer_type(space)
+        lines.append(f"{indent}{name}.d{k} = getelementptr inbounds {copy_t.text}, {p} {ptr}, i32 0{path}")
+        lines.append(f"{indent}store {t.text} {value}, {p} {name}.d{k}, align {alignment_at(align, offset)}")
         return
     for j in e.positions():
-        at, a = f"{name}.d{k}_{j}", _low(e.align, j * size + offset)
+        at, a = f"{name}.d{k}_{j}", alignment_at(e.align, j * size + offset)
         lines.append(f"{indent}{at} = getelementptr inbounds {e.array.text}, ptr {e.base}, i64 0, i64 {j}{path}")
         if e.fixed is not None:
             lines.append(f"{indent}store {t.text} {value}, ptr {at}, align {a}")
@@ -143,22 +146,8 @@ def _write(lines, indent, name, k, copy_t, path, t, offset, size, side, value: s
         lines.append(f"{indent}store {t.text} {at}.n, ptr {at}, align {a}")
 
 
-def _low(align: int, offset: int) -> int:
-    """The alignment of `offset` bytes past a pointer aligned to `align`."""
-    low = offset & -offset if offset else 1 << 30
-    return min(align, low)
-
-
-def _ptr(space: int) -> str:
-    return "ptr" if space == 0 else f"ptr addrspace({space})"
-
-
 def _leading(text: str) -> str | None:
     try:
-        return _key(Reader(text).type())
+        return type_key(Reader(text).type())
     except ParseError:
         return None
-
-
-def _key(t: Type) -> str:
-    return t.name if t.kind == "named" else " ".join(t.text.split())

@@ -19,6 +19,7 @@ OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_MATRIX = 21, 22, 23, 24
 OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY, OP_TYPE_STRUCT, OP_TYPE_POINTER = 28, 29, 30, 32
 OP_CONSTANT, OP_VARIABLE, OP_DECORATE, OP_MEMBER_DECORATE = 43, 59, 71, 72
 OP_FUNCTION, OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_CHAIN = 54, 61, 65, 66, 67
+OP_LABEL = 248
 _POINTER_USERS = (OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_CHAIN)
 
 SC_PUSH_CONSTANT, SC_PHYSICAL_STORAGE_BUFFER = 9, 5349
@@ -72,6 +73,33 @@ def instructions_scoped(words: array) -> Iterator[tuple[int, int, int, bool]]:
         inside = inside or opcode == OP_FUNCTION
         yield pos, opcode, count, inside
         inside = inside and opcode != OP_FUNCTION_END
+
+
+def map_functions(insts: list, rewrite) -> list:
+    """`insts` (a module's instructions, one array each) with each function's instructions,
+    OpFunction to OpFunctionEnd, replaced by what `rewrite` returns for them."""
+    out: list = []
+    i = 0
+    while i < len(insts):
+        if insts[i][0] & 0xFFFF != OP_FUNCTION:
+            out.append(insts[i])
+            i += 1
+            continue
+        j = next(k for k in range(i, len(insts)) if insts[k][0] & 0xFFFF == OP_FUNCTION_END)
+        out += rewrite(insts[i:j + 1])
+        i = j + 1
+    return out
+
+
+def function_blocks(insts: list) -> tuple[list, list[list], list]:
+    """A function's instructions before its first block, its blocks, and its OpFunctionEnd."""
+    first = next(i for i, inst in enumerate(insts) if inst[0] & 0xFFFF == OP_LABEL)
+    blocks: list[list] = []
+    for inst in insts[first:-1]:
+        if inst[0] & 0xFFFF == OP_LABEL:
+            blocks.append([])
+        blocks[-1].append(inst)
+    return insts[:first], blocks, insts[-1:]
 
 
 def int32_constants(words: array) -> tuple[set[int], dict[int, tuple[int, int]]]:

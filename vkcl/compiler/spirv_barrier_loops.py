@@ -35,7 +35,7 @@ from array import array
 
 from vkcl.compiler import spirv
 
-OP_LINE, OP_NO_LINE, OP_EXT_INST, OP_FUNCTION, OP_FUNCTION_END = 8, 317, 12, 54, 56
+OP_LINE, OP_NO_LINE, OP_EXT_INST = 8, 317, 12
 OP_DECORATE, OP_GROUP_DECORATE, OP_DECORATE_ID, OP_DECORATE_STRING = 71, 74, 332, 5632
 OP_LOAD, OP_STORE, OP_COPY_MEMORY = 61, 62, 63
 OP_COMPOSITE_EXTRACT, OP_COMPOSITE_INSERT, OP_VECTOR_SHUFFLE = 81, 82, 79
@@ -100,19 +100,13 @@ def unroll_barrier_loops(data: bytes, copies: int, size: int) -> bytes:
     # Values in decoration groups are left alone (clspv makes none); decorated ones (NoContraction)
     # have their decorations repeated for each copy.
     grouped = {w for inst in insts if _op(inst) == OP_GROUP_DECORATE for w in inst[2:]}
-    out: list[array] = []
     changed = False
-    i = 0
-    while i < len(insts):
-        if _op(insts[i]) != OP_FUNCTION:
-            out.append(insts[i])
-            i += 1
-            continue
-        j = next(k for k in range(i, len(insts)) if _op(insts[k]) == OP_FUNCTION_END)
-        function = insts[i:j + 1]
+
+    def unroll(function: list[array]) -> list[array]:
+        nonlocal changed
         changed |= _unroll_function(function, copies, size, state, grouped)
-        out.extend(function)
-        i = j + 1
+        return function
+    out = spirv.map_functions(insts, unroll)
     if not changed:
         return data
     result = array("I", words[:spirv.HEADER_WORDS])
@@ -131,17 +125,6 @@ def unroll_barrier_loops(data: bytes, copies: int, size: int) -> bytes:
     return spirv.to_bytes(result)
 
 
-def _split(insts: list[array]) -> tuple[list[array], list[list[array]], list[array]]:
-    """A function's instructions before its first block, its blocks, and its OpFunctionEnd."""
-    first = next(i for i, inst in enumerate(insts) if _op(inst) == OP_LABEL)
-    blocks: list[list[array]] = []
-    for inst in insts[first:-1]:
-        if _op(inst) == OP_LABEL:
-            blocks.append([])
-        blocks[-1].append(inst)
-    return insts[:first], blocks, insts[-1:]
-
-
 def _unroll_function(insts: list[array], copies: int, size: int, state: dict, grouped: set) -> bool:
     """Innermost loops first: their trips are the most, and what they take of the budget is
     copied along with an outer loop's blocks anyway."""
@@ -150,7 +133,7 @@ def _unroll_function(insts: list[array], copies: int, size: int, state: dict, gr
     changed, tried = False, set()
     for innermost in (True, False):
         while True:
-            head, blocks, end = _split(insts)
+            head, blocks, end = spirv.function_blocks(insts)
             for block in blocks:
                 label = block[0][1]
                 if len(block) < 3 or _op(block[-2]) != OP_LOOP_MERGE or label in tried:

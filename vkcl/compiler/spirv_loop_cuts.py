@@ -29,7 +29,7 @@ PROBE_TRIPS = 2  # the word's second 32 bits: the probe loop's trip count
 
 
 OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_POINTER = 20, 21, 32
-OP_CONSTANT, OP_SPEC_CONSTANT, OP_FUNCTION, OP_FUNCTION_END = 43, 50, 54, 56
+OP_CONSTANT, OP_SPEC_CONSTANT, OP_FUNCTION = 43, 50, 54
 OP_DECORATE, OP_MEMORY_MODEL, OP_ENTRY_POINT = 71, 14, 15
 OP_U_CONVERT, OP_CONVERT_U_TO_PTR, OP_I_NOT_EQUAL = 113, 120, 171
 OP_SHIFT_LEFT_LOGICAL, OP_BITWISE_OR, OP_ATOMIC_OR = 196, 197, 241
@@ -84,19 +84,9 @@ def instrument(data: bytes) -> bytes:
         decls.append(_inst(OP_SPEC_CONSTANT, uint, half, 0))
         annotations.append(_inst(OP_DECORATE, half, DECORATION_SPEC_ID, spec_id))
     entry_points = {i[2] for i in insts if _op(i) == OP_ENTRY_POINT}
-    ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, psb_uint=psb_uint, four64=four64, zero=zero, one=one, zero64=zero64, shift=shift, halves=halves,
-               decls=decls)
-
-    out: list[array] = []
-    i = 0
-    while i < len(insts):
-        if _op(insts[i]) != OP_FUNCTION:
-            out.append(insts[i])
-            i += 1
-            continue
-        j = next(k for k in range(i, len(insts)) if _op(insts[k]) == OP_FUNCTION_END)
-        out += _function(insts[i:j + 1], insts[i][2] in entry_points, ctx)
-        i = j + 1
+    ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, psb_uint=psb_uint, four64=four64, zero=zero,
+               one=one, zero64=zero64, shift=shift, halves=halves)
+    out = spirv.map_functions(insts, lambda f: _function(f, ctx) if f[0][2] in entry_points else f)
     first_function = next(k for k, inst in enumerate(out) if _op(inst) == OP_FUNCTION)
     first_annotation = next((k for k, inst in enumerate(out) if 71 <= _op(inst) <= 75), first_function)
     out[first_function:first_function] = decls
@@ -115,28 +105,16 @@ def instrumented(data: bytes) -> bool:
                for pos, op, n in spirv.instructions(words))
 
 
-def _blocks(function: list[array]) -> tuple[list[array], list[list[array]], array]:
-    start = next(k for k, inst in enumerate(function) if _op(inst) == OP_LABEL)
-    blocks: list[list[array]] = []
-    for inst in function[start:-1]:
-        if _op(inst) == OP_LABEL:
-            blocks.append([])
-        blocks[-1].append(inst)
-    return function[:start], blocks, function[-1]
-
-
-def _function(function: list[array], entry: bool, c: dict) -> list[array]:
-    if not entry:
-        return function
-    head, blocks, end = _blocks(function)
+def _function(function: list[array], c: dict) -> list[array]:
+    """An entry point's instructions with the probe before each of its returns."""
+    head, blocks, end = spirv.function_blocks(function)
     out = list(head)
     for block in blocks:
         if _op(block[-1]) == OP_RETURN and not any(_op(i) in (OP_LOOP_MERGE, OP_SELECTION_MERGE) for i in block):
             out += block[:-1] + _report(c)
         else:
             out += block
-    out.append(end)
-    return out
+    return out + end
 
 
 def _report(c: dict) -> list[array]:

@@ -50,7 +50,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vkcl.compiler.llvm_types import Module, ParseError, Type, Reader, gep_operands, matching_paren, split_operands
+from vkcl.compiler.llvm_types import (Module, ParseError, Type, Reader, alignment_at, gep_operands, matching_paren,
+                                      pointer_type, split_operands, type_key)
 from vkcl.compiler import private_elements
 from vkcl.compiler.packed_locals import has_packed
 from vkcl.compiler.prelude import includes
@@ -158,8 +159,8 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
     if members is not None:
         _copy_members(lines, indent, name, copy_t, members, vol, (src, src_ptr), (dst, dst_ptr))
         return lines
-    lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {_ptr(src.space)} {src_ptr}, align {src.align}")
-    lines.append(f"{indent}store {vol}{copy_t.text} {name}, {_ptr(dst.space)} {dst_ptr}, align {dst.align}")
+    lines.append(f"{indent}{name} = load {vol}{copy_t.text}, {pointer_type(src.space)} {src_ptr}, align {src.align}")
+    lines.append(f"{indent}store {vol}{copy_t.text} {name}, {pointer_type(dst.space)} {dst_ptr}, align {dst.align}")
     return lines
 
 
@@ -170,7 +171,7 @@ def _element_copy(module: Module, indent: str, name: str, copy_t: Type, src, dst
     elements = []
     for op, t, depth in (src, dst):
         e = private_elements.element(module, op.value, pointees) if op.space == _PRIVATE else None
-        if e is not None and (depth != e.depth or _key(e.elem) != _key(copy_t)):
+        if e is not None and (depth != e.depth or type_key(e.elem) != type_key(copy_t)):
             if e.depth == 0:
                 return None  # a part of an element: the copy stays as it was
             e = None  # a private array copied whole, or a part of its element 0: not an element copy
@@ -225,14 +226,13 @@ def _copy_members(lines: list, indent: str, name: str, copy_t: Type, members, vo
     """The copy as one load and store per scalar or vector member, each through a typed GEP."""
     (src_op, src_ptr), (dst_op, dst_ptr) = src, dst
     for k, (path, t, offset) in enumerate(members):
-        low = offset & -offset if offset else 1 << 30  # the largest power of two dividing the offset
         for side, op, ptr in (("s", src_op, src_ptr), ("d", dst_op, dst_ptr)):
-            lines.append(f"{indent}{name}.{side}{k} = getelementptr inbounds {copy_t.text}, {_ptr(op.space)} {ptr}, "
-                         f"i32 0{path}")
-        lines.append(f"{indent}{name}.v{k} = load {vol}{t.text}, {_ptr(src_op.space)} {name}.s{k}, "
-                     f"align {min(src_op.align, low)}")
-        lines.append(f"{indent}store {vol}{t.text} {name}.v{k}, {_ptr(dst_op.space)} {name}.d{k}, "
-                     f"align {min(dst_op.align, low)}")
+            lines.append(f"{indent}{name}.{side}{k} = getelementptr inbounds {copy_t.text}, "
+                         f"{pointer_type(op.space)} {ptr}, i32 0{path}")
+        lines.append(f"{indent}{name}.v{k} = load {vol}{t.text}, {pointer_type(src_op.space)} {name}.s{k}, "
+                     f"align {alignment_at(src_op.align, offset)}")
+        lines.append(f"{indent}store {vol}{t.text} {name}.v{k}, {pointer_type(dst_op.space)} {name}.d{k}, "
+                     f"align {alignment_at(dst_op.align, offset)}")
 
 
 _MAX_MEMBERS = 64
@@ -283,7 +283,7 @@ def _member(lines: list, indent: str, name: str, op: _Operand, t: Type | None, d
     if depth == 0:
         return op.value
     zeros = ", ".join(["i32 0"] * (depth + 1))
-    lines.append(f"{indent}{name} = getelementptr inbounds {t.text}, {_ptr(op.space)} {op.value}, {zeros}")
+    lines.append(f"{indent}{name} = getelementptr inbounds {t.text}, {pointer_type(op.space)} {op.value}, {zeros}")
     return name
 
 
@@ -306,10 +306,6 @@ def _scalar_bytes(module: Module, t: Type) -> int:
     raise ParseError("a type without layout")
 
 
-def _ptr(space: int) -> str:
-    return "ptr" if space == 0 else f"ptr addrspace({space})"
-
-
 def _common_type(module: Module, dst_t, src_t, n: int):
     """(copy type, members in from dst's type, from src's type), or None."""
     dst_chain = _chain(module, dst_t, n) if dst_t else []
@@ -317,10 +313,10 @@ def _common_type(module: Module, dst_t, src_t, n: int):
     if (dst_t and not dst_chain) or (src_t and not src_chain):
         return None  # a side whose type has no member of the copy's size: not a struct assignment
     if dst_chain and src_chain:
-        dst_keys = {_key(t): depth for t, depth in dst_chain}
+        dst_keys = {type_key(t): depth for t, depth in dst_chain}
         for t, depth in src_chain:
-            if _key(t) in dst_keys:
-                return t, dst_keys[_key(t)], depth
+            if type_key(t) in dst_keys:
+                return t, dst_keys[type_key(t)], depth
         return None
     if dst_chain:
         t, depth = dst_chain[0]
@@ -347,10 +343,6 @@ def _chain(module: Module, t: Type, n: int) -> list[tuple[Type, int]]:
     except ParseError:
         return out
     return out
-
-
-def _key(t: Type) -> str:
-    return t.name if t.kind == "named" else " ".join(t.text.split())
 
 
 def _pointee(value: str, module: Module, globals_, pointees) -> Type | None:

@@ -39,7 +39,8 @@ class ProgramImage:
         # Its work-group count can be set where a launch is split (compiler/spirv_num_groups.py).
         self.group_counts = spirv_num_groups.overridable(result.spirv)
         # llvmpipe's loop cap detected (core/loop_cuts.py): the device's word for its probe.
-        self.loop_word = loop_cuts.word_for(vkdev) if spirv_loop_cuts.instrumented(result.spirv) else None
+        probed = caps.loop_unroll_count and spirv_loop_cuts.instrumented(result.spirv)
+        self.loop_word = loop_cuts.word_for(vkdev) if probed else None
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
