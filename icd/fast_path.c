@@ -98,8 +98,15 @@ typedef struct vkcl_fastq {
     struct vkcl_cev *cev_live; /* its C events not adopted by Python (under vkcl_cev_lock) */
     uint64_t c_events;         /* C events made */
     struct vkcl_cuda_dev *cuda; /* the device's CUDA copies (icd/cuda_copy.c); NULL: none */
-    uint32_t *loop_word;       /* llvmpipe: its loop-cut flag (core/loop_cuts.py); NULL: none */
-    int loop_cut;              /* the last batch C ran set it (Python fails its own events then) */
+    /* llvmpipe's loop cap detected (core/loop_cuts.py): the VkBuffer and offset of the device's
+     * flag word (the flag, then at +8 a zero), and the open batch's slot that its end captures
+     * the flag into (host view, VkBuffer, offset); loop_slot NULL: none */
+    void *loop_word_buffer;
+    uint64_t loop_word_offset;
+    uint32_t *loop_slot;
+    void *loop_slot_buffer;
+    uint64_t loop_slot_offset;
+    int loop_cut;              /* the last batch C ran cut a loop (Python fails its own events then) */
     void *fn[15];              /* the Vulkan entry points, in the order of vkcl_fast_fn */
 } vkcl_fastq_t;
 
@@ -272,6 +279,7 @@ static cl_int vkcl_py_fast_event(cl_command_queue queue, cl_event *event, int *q
 /* After a fast clFinish ran a batch holding such events: Python completes them (with the lock
  * held, so that nobody sees the batch done and its events not). submitted_ns: CLOCK_MONOTONIC. */
 static cl_int vkcl_py_fast_events_done(cl_command_queue queue, uint64_t submitted_ns);
+static cl_int vkcl_py_loop_cut(cl_command_queue queue);
 static cl_int vkcl_fast_finish_locked(vkcl_fastq_t *fq, cl_command_queue queue);
 
 #include "fast_events.c"
@@ -555,7 +563,17 @@ static int vkcl_fast_transfer(cl_int *ret, cl_command_queue queue, cl_mem buffer
 static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
 {
     void *cb = fq->cb;
-    if (fq->host_barrier) {
+    if (fq->loop_slot) {  /* the flag to the batch's slot, the zero over the flag (core/loop_cuts.py) */
+        vkcl_VkBufferCopy flag = {fq->loop_word_offset, fq->loop_slot_offset, 4};
+        vkcl_VkBufferCopy zero = {fq->loop_word_offset + 8, fq->loop_word_offset, 4};
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+        ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(cb, fq->loop_word_buffer, fq->loop_slot_buffer, 1, &flag);
+        ((vkcl_PFN_CmdCopyBuffer)fq->fn[VKCL_FN_COPY])(cb, fq->loop_word_buffer, fq->loop_word_buffer, 1, &zero);
+        ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_ALL_COMMANDS, 0, 1,
+                                                               &vkcl_full_barrier, 0, NULL, 0, NULL);
+    }
+    if (fq->host_barrier || fq->loop_slot) {
         ((vkcl_PFN_CmdPipelineBarrier)fq->fn[VKCL_FN_BARRIER])(cb, VKCL_ALL_COMMANDS, VKCL_HOST_STAGE, 0, 1,
                                                                &vkcl_host_barrier, 0, NULL, 0, NULL);
         fq->host_barriers++;
@@ -577,7 +595,9 @@ static cl_int vkcl_fast_run_batch(vkcl_fastq_t *fq, uint64_t *submitted_ns)
         return CL_OUT_OF_RESOURCES;
     /* llvmpipe cut a loop of the batch's kernels short (core/loop_cuts.py): their results are
      * wrong, so their events fail. */
-    fq->loop_cut = fq->loop_word && __atomic_exchange_n(fq->loop_word, 0, __ATOMIC_ACQ_REL);
+    fq->loop_cut = fq->loop_slot && __atomic_exchange_n(fq->loop_slot, 0, __ATOMIC_ACQ_REL);
+    if (fq->loop_cut && fq->handle)  /* Python's warning names the kernels (used[], before it is cleared) */
+        vkcl_py_loop_cut((cl_command_queue)fq->handle);
     vkcl_cev_batch_done(fq, *submitted_ns, fq->loop_cut ? CL_OUT_OF_RESOURCES : CL_COMPLETE);
     /* The pool resets command buffers individually: beginning one resets it. */
     if (((vkcl_PFN_BeginCommandBuffer)fq->fn[VKCL_FN_BEGIN])(cb, &vkcl_begin_info) < 0)

@@ -23,6 +23,7 @@ def start(ffi, lib, build_info: dict) -> None:
     from vkcl.api import ndrange, queue
     ffi.def_extern(name="vkcl_py_fast_event", error=-6)(ndrange.fast_event)  # -6: CL_OUT_OF_HOST_MEMORY
     ffi.def_extern(name="vkcl_py_fast_events_done", error=-5)(queue.fast_events_done)  # CL_OUT_OF_RESOURCES
+    ffi.def_extern(name="vkcl_py_loop_cut", error=-5)(queue.loop_cut)
 
     @ffi.def_extern(name="vkcl_py_at_exit")
     def _at_exit():  # the C host's exit(): its interpreter is never finalised

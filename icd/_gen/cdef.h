@@ -103,7 +103,9 @@ typedef struct vkcl_fastq {
     int uma; int copy_threads; void *cb2; void *ev[64]; void *used[64]; int c_events_on; uint32_t qbase;
     uint64_t qfree; double period_ns; int64_t clock_offset; uint64_t calibrated_ns; void *calibrate; uint64_t c_events;
     int host_query_reset;
-    vkcl_cuda_dev_t *cuda; uint32_t *loop_word; int loop_cut; void *fn[15]; ...;
+    vkcl_cuda_dev_t *cuda;
+    void *loop_word_buffer; uint64_t loop_word_offset; uint32_t *loop_slot; void *loop_slot_buffer;
+    uint64_t loop_slot_offset; int loop_cut; void *fn[15]; ...;
 } vkcl_fastq_t;
 typedef struct vkcl_fastk {
     vkcl_fastq_t *fq; uint32_t work_dim; uint32_t local_null; size_t global_size[3]; size_t local_size[3];
@@ -137,6 +139,7 @@ void vkcl_fastq_query_back(vkcl_fastq_t *, int);
 int32_t vkcl_wait_timeline(void *, void *, void *, void *, uint64_t, uint64_t, uint64_t);
 extern "Python" cl_int vkcl_py_fast_event(cl_command_queue, cl_event *, int *, cl_uint);
 extern "Python" cl_int vkcl_py_fast_events_done(cl_command_queue, uint64_t);
+extern "Python" cl_int vkcl_py_loop_cut(cl_command_queue);
 
 extern "Python" cl_int vkcl_py_clGetPlatformIDs(cl_uint a0, cl_platform_id *a1, cl_uint *a2);
 extern "Python" cl_int vkcl_py_clGetPlatformInfo(cl_platform_id a0, cl_platform_info a1, size_t a2, void *a3, size_t *a4);

@@ -39,6 +39,7 @@ def run(python_with_icd, body: str):
                                                                "PYOPENCL_NO_CACHE": "1"})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     assert "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
 
 
 def test_counted_loops_of_200000_and_1000000_iterations(python_with_icd):
@@ -423,3 +424,71 @@ for n, cut in ((1000, False), (2_000_000, llvmpipe), (60000, False), (2_000_000,
 print("OK")
 """)
 
+
+
+def test_a_cut_is_charged_to_its_own_batch(python_with_icd):
+    run(python_with_icd, """
+# lavapipe: batch 1 (a long right launch L, then A) and batch 2 (B, cut short) both end before the
+# host looks at either: the main thread keeps the GIL from the completion thread meanwhile. Only
+# B fails: each batch takes what its own launches flagged as it ends, on the device, not what the
+# device's flag holds when the host gets to it. B in the same queue, then in a second one (whose
+# batches the completion thread may retire before or after the first queue's). Elsewhere all are
+# right.
+import sys, time
+llvmpipe = "llvmpipe" in dev.name
+src = '''kernel void k(global uint *o, uint n) { uint s = get_global_id(0);
+    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+prg = cl.Program(ctx, STEP + src).build()
+q2 = cl.CommandQueue(ctx)
+ol, oa, ob = (cl.Buffer(ctx, mf.READ_WRITE, 4 * 32768) for _ in range(3))
+kl, ka, kb = (cl.Kernel(prg, "k") for _ in range(3))
+kl.set_args(ol, np.uint32(60000))   # ~1 s on lavapipe: batch 1 ends after the host is busy
+ka.set_args(oa, np.uint32(1000))
+kb.set_args(ob, np.uint32(2_000_000))
+for qb in (q, q2, q, q2):
+    el = cl.enqueue_nd_range_kernel(q, kl, (32768,), (64,))
+    ea = cl.enqueue_nd_range_kernel(q, ka, (64,), (64,))
+    q.flush()
+    eb = cl.enqueue_nd_range_kernel(qb, kb, (64,), (64,))
+    qb.flush()
+    sys.setswitchinterval(100)
+    t = time.monotonic()
+    while time.monotonic() - t < 3:
+        pass
+    sys.setswitchinterval(0.005)
+    q.finish(); q2.finish()
+    got = (el.command_execution_status, ea.command_execution_status, eb.command_execution_status)
+    ok = cl.command_execution_status.COMPLETE
+    assert got == (ok, ok, cl.status_code.OUT_OF_RESOURCES if llvmpipe else ok), (qb is q, got)
+    r = np.empty(64, np.uint32); cl.enqueue_copy(q, r, oa); q.finish()
+    assert r[5] == lcg(1000, 5)
+print("OK")
+""")
+
+
+def test_a_cut_in_cs_own_batch_names_its_kernel(python_with_icd):
+    body = """
+# lavapipe: a batch of only C's repeated launches (icd/fast_path.c runs it at clFinish) that
+# llvmpipe cut short: their events fail, and the warning names the kernel. Elsewhere all right.
+llvmpipe = "llvmpipe" in dev.name
+src = '''kernel void only_c(global uint *o, uint n) { uint s = get_global_id(0);
+    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "only_c")
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
+k.set_args(o, np.uint32(10))
+cl.enqueue_nd_range_kernel(q, k, (64,), (64,)); q.finish()   # Python's launch: C's from now on
+for n in (2_000_000, 1000, 2_000_000):
+    k.set_args(o, np.uint32(n))
+    evs = [cl.enqueue_nd_range_kernel(q, k, (64,), (64,)) for _ in range(3)]
+    q.finish()
+    cut = llvmpipe and n > 1000
+    want = cl.status_code.OUT_OF_RESOURCES if cut else cl.command_execution_status.COMPLETE
+    assert [e.command_execution_status for e in evs] == [want] * 3, (n, [e.command_execution_status for e in evs])
+    sys.stderr.write("ROUND\\n"); sys.stderr.flush()
+print("OK", f"llvmpipe={llvmpipe}")
+"""
+    result = run(python_with_icd, "import sys\n" + body)
+    rounds = result.stderr.split("ROUND\n")[:3]
+    llvmpipe = "llvmpipe=True" in result.stdout
+    named = ["kernel(s) only_c ran a loop past" in r for r in rounds]
+    assert named == ([True, False, True] if llvmpipe else [False] * 3), result.stderr[-3000:]

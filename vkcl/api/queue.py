@@ -91,6 +91,16 @@ def finish(command_queue):
     resolve(command_queue).finish()
 
 
+def loop_cut(command_queue) -> int:
+    """C's fast path ran a batch in which llvmpipe cut a loop short (icd/fast_path.c,
+    vkcl_py_loop_cut): the warning names its kernels. Called with the queue's lock held."""
+    try:
+        resolve(command_queue).loop_cut_in_c()
+        return cl.CL_SUCCESS
+    except Exception:
+        return cl.CL_OUT_OF_RESOURCES
+
+
 def fast_events_done(command_queue, submitted_ns) -> int:
     """C's clFinish ran a batch of fast launches that asked for events (icd/fast_path.c,
     vkcl_py_fast_events_done): complete them. Called with the queue's lock held."""

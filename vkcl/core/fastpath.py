@@ -90,10 +90,12 @@ class FastQueue:
         fq.cb2 = native.pointer(vk.ffi, cb2)
         fq.c_events_on = int(config.get("c_events"))
         fq.cuda = vkdev.cuda_copies.c if vkdev.cuda_copies is not None else native.ffi.NULL
-        # llvmpipe's loop cap detected (core/loop_cuts.py): C checks the flag as its batches end
-        if queue.device.compiler_caps.loop_unroll_count:
-            from vkcl.core import loop_cuts
-            fq.loop_word = native.ffi.cast("uint32_t *", loop_cuts.word_for(vkdev).alloc.host_ptr)
+        # llvmpipe's loop cap detected (core/loop_cuts.py): the batches C runs capture the
+        # device's flag into their slot as they end, as Python's do
+        if queue.loop_word is not None:
+            word = queue.loop_word.alloc
+            fq.loop_word_buffer = native.pointer(vk.ffi, word.buffer)
+            fq.loop_word_offset = word.offset
         if queue.profiling:
             fq.qbase = queue.queries.lend(C_QUERY_PAIRS, self._query_back)
             fq.qfree = (1 << C_QUERY_PAIRS) - 1
@@ -161,9 +163,13 @@ class FastQueue:
 
     # Called with the queue's lock held.
 
-    def opened(self, cb, barrier: bool) -> None:
+    def opened(self, cb, barrier: bool, loop_slot=None) -> None:
         fq = self.c
         fq.cb = native.pointer(vk.ffi, cb)
+        if loop_slot is not None:
+            fq.loop_slot = native.ffi.cast("uint32_t *", int(vk.ffi.cast("uintptr_t", loop_slot.host)))
+            fq.loop_slot_buffer = native.pointer(vk.ffi, loop_slot.buffer)
+            fq.loop_slot_offset = loop_slot.offset
         fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.barrier = int(barrier)
         fq.host_barrier = 0
@@ -181,16 +187,32 @@ class FastQueue:
             key = int(native.ffi.cast("uintptr_t", fq.used[i]))
             used.append(_objects.get(key) or dropped[key])
         fq.cb = native.ffi.NULL
+        fq.loop_slot = native.ffi.NULL
         fq.count = fq.fast = fq.nused = fq.nev = 0
         fq.host_barrier = 0
         fq.tag += 1
         self.dropped = []
         return used
 
+    def open_kernels(self) -> list[str]:
+        """The kernels of the launches C recorded in the open batch. Under the lock."""
+        fq = self.c
+        dropped = {x.key: x for x in self.dropped}
+        used = []
+        for i in range(fq.nused):
+            key = int(native.ffi.cast("uintptr_t", fq.used[i]))
+            used.append(_objects.get(key) or dropped.get(key))
+        return launched_kernels(used)
+
     def uses(self, obj) -> bool:
         """Whether the open batch used `obj` (a FastLaunch or a FastBuffer). Under the lock."""
         fq = self.c
         return any(int(native.ffi.cast("uintptr_t", fq.used[i])) == obj.key for i in range(fq.nused))
+
+
+def launched_kernels(used) -> list[str]:
+    """The kernels' names of the FastLaunches among `used` (what a batch kept)."""
+    return [x.kernel.name for x in used or () if isinstance(x, FastLaunch)]
 
 
 def adopt_event(ptr):

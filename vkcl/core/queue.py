@@ -29,7 +29,7 @@ _log = log.get("queue")
 
 
 class Batch:
-    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work", "keep", "fast_events")
+    __slots__ = ("queue", "cb", "value", "commands", "waits", "gpu_work", "keep", "fast_events", "loop_slot")
 
     def __init__(self, queue, cb):
         self.queue, self.cb = queue, cb
@@ -39,6 +39,7 @@ class Batch:
         self.gpu_work = False
         self.keep = None  # fast launches recorded in the batch, kept until it completes
         self.fast_events = 0  # of `commands`, the FastCommands: C's clFinish may complete those
+        self.loop_slot = None  # llvmpipe: where the batch's end captures its loop-cut flag (core/loop_cuts.py)
 
 
 class CommandQueue(CLObject):
@@ -66,6 +67,8 @@ class CommandQueue(CLObject):
         self.held: deque = deque()
         self.in_flight: deque = deque()
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
+        # llvmpipe's loop cap detected (core/loop_cuts.py): each batch captures the flag as it ends
+        self.loop_word = loop_cuts.word_for(self.vk) if device.compiler_caps.loop_unroll_count else None
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
         # Not while faults are injected: they are injected on Python's path.
         # Nor with a kernel timeout: C's waits have none.
@@ -229,8 +232,10 @@ class CommandQueue(CLObject):
 
     def _open(self) -> Batch:
         self.batch = b = Batch(self, self.pool.begin())
+        if self.loop_word is not None:
+            b.loop_slot = self.loop_word.take_slot()
         if self.fast is not None:
-            self.fast.opened(b.cb, bool(self.in_flight))
+            self.fast.opened(b.cb, bool(self.in_flight), b.loop_slot)
         return b
 
     def _submit(self, waiter: bool = False) -> None:
@@ -251,6 +256,8 @@ class CommandQueue(CLObject):
         else:
             b.value = self.next_value
             self.next_value += 1
+        if b.loop_slot is not None and b.gpu_work:
+            self.loop_word.capture(b.cb, b.loop_slot)
         vkc.host_barrier(b.cb)
         vkc.end(b.cb)
         # The submit time is taken first: the device may start the batch before submit returns.
@@ -379,25 +386,26 @@ class CommandQueue(CLObject):
                 self._sync_fast()
 
     def _finish(self, b: Batch) -> None:
-        self._complete(b.commands, self._loop_cut())
+        cut = False
+        if b.loop_slot is not None:
+            cut = loop_cuts.LoopWord.cut(b.loop_slot)
+            self.loop_word.give_back(b.loop_slot)
+            b.loop_slot = None
+            if cut:  # named whether or not the launches have events (C's, in b.keep, too)
+                loop_cuts.warn([c.plan.name for c in b.commands if c.event.command_type in _LAUNCHES
+                                and getattr(c, "plan", None) is not None] + fastpath.launched_kernels(b.keep))
+        self._complete(b.commands, cut)
         self.pool.recycle(b.cb)
         # Events keep their batch (for its queue and timeline value); the commands, and the
         # memory objects they hold, go now (and the command -> event -> batch cycle with them).
         b.commands = []
         b.keep = None
 
-    def _loop_cut(self) -> bool:
-        """Whether llvmpipe cut a loop short since the device's flag was last taken
-        (core/loop_cuts.py): on llvmpipe only."""
-        return bool(self.device.compiler_caps.loop_unroll_count) and loop_cuts.word_for(self.vk).take()
-
     def _complete(self, commands: list, loop_cut: bool = False) -> None:
         """The host side of completed commands, then their events' status and times;
-        `loop_cut`: llvmpipe cut a loop of the batch short, so its launches fail."""
+        `loop_cut`: llvmpipe cut a loop of the batch short, so its launches fail (the warning
+        naming them is given where the cut is found)."""
         launches = {id(c) for c in commands if c.event.command_type in _LAUNCHES} if loop_cut else set()
-        if launches:  # those C recorded (FastCommand) have no plan: their kernels are not named
-            loop_cuts.warn([getattr(getattr(c, "plan", None), "name", "(a repeated launch)") for c in commands
-                            if id(c) in launches])
         for cmd in commands:
             ev = cmd.event
             try:
@@ -416,6 +424,12 @@ class CommandQueue(CLObject):
                 if trace.ENABLED:
                     trace.gpu(self, type(cmd).__name__, ev.times[2], ev.times[3])
             ev.set_status(status)
+
+    def loop_cut_in_c(self) -> None:
+        """C ran the open batch (its clFinish) and llvmpipe cut a loop of it short: C fails the
+        events it made, Python's FastCommands fail in fast_events_done; here the warning. The
+        lock held."""
+        loop_cuts.warn(self.fast.open_kernels())
 
     def fast_events_done(self, submitted: int) -> None:
         """C's clFinish ran the open batch, which held only fast launches, and reopened it (it
