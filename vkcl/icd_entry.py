@@ -27,7 +27,7 @@ def start(ffi, lib, build_info: dict) -> None:
 
     @ffi.def_extern(name="vkcl_py_at_exit")
     def _at_exit():  # the C host's exit(): its interpreter is never finalised
-        shutdown()
+        shutdown(python_host=False)
 
     atexit.register(shutdown)  # a Python host (pyopencl) finalises its interpreter first
     os.register_at_fork(after_in_child=_forked)  # (a C host's fork: icd/vkcl_icd.c)
@@ -77,9 +77,10 @@ def _note_final_events(events: list) -> None:
                                     ffi.new("int[]", [s for _, s in ended]), len(ended))
 
 
-def shutdown() -> None:
+def shutdown(python_host: bool = True) -> None:
     """Process exit: vkcl's threads leave the driver and the devices go idle before the
-    driver's libraries are unloaded under them (seen: a segfault at exit on NVIDIA)."""
+    driver's libraries are unloaded under them (seen: a segfault at exit on NVIDIA). A Python
+    host then finalizes its interpreter: the clock holders are let go first (clock_hold.let_go)."""
     global _shut_down
     with _shutdown_lock:
         if _shut_down:
@@ -98,6 +99,9 @@ def shutdown() -> None:
         from vkcl import trace
         if trace.ENABLED:
             trace.write()
+        if python_host:
+            from vkcl.vulkan import clock_hold
+            clock_hold.let_go()
     except Exception:  # never turn an exit into a failure
         pass
     if _lib is not None:

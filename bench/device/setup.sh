@@ -6,6 +6,7 @@
 #   .gl/   Debian .debs: libvulkan1 and GLVND (libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2:
 #          NVIDIA's Vulkan driver is libGLX_nvidia, which needs them), ocl-icd-libopencl1,
 #          ocl-icd-opencl-dev, opencl-c-headers, clinfo; zstd (for vk_sass.py)
+#   .il/   (optional) Debian .debs of llvm-spirv-15 and SPIRV-Tools, for IL programs (setup_il.sh)
 # Run from the repository root: `source bench/device/setup.sh`. It exports the variables the
 # other bench/device scripts and the tests need, and builds build/libvkcl.so for python3.
 # Sourced again in the same shell or a child of it (scripts run side by side from one command),
@@ -37,6 +38,9 @@ export CPATH=$STAGE/root/usr/include${CPATH:+:$CPATH}
 export LIBRARY_PATH=$STAGE/root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
 export LD_LIBRARY_PATH=$STAGE/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$STAGE/root/usr/bin:$PATH
+# llvm-spirv-15 and SPIRV-Tools for IL programs, where a command carried `.il` (setup_il.sh)
+if ls .il/*.deb > /dev/null 2>&1 && [ ! -x $STAGE/il/bin/llvm-spirv-15 ]; then bash bench/device/setup_il.sh; fi
+if [ -x $STAGE/il/bin/llvm-spirv-15 ]; then export PATH=$STAGE/il/bin:$PATH; fi
 if [ -z "$VK_DRIVER_FILES" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi

@@ -6,6 +6,8 @@ retain the context."""
 from __future__ import annotations
 
 import ctypes
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -83,7 +85,11 @@ def test_without_libcuda_the_holder_exits_2(monkeypatch, capsys):
 
 
 FAKE_HOLDER = """
-import sys
+import os, sys
+if os.fork() != 0:  # as _clock_hold_main.py: the process started exits, its child holds
+    os._exit(0)
+with open(MARK + ".pid", "w") as f:
+    f.write(str(os.getpid()))
 with open(MARK + ".started", "w") as f:
     f.write(sys.argv[1])
 while sys.stdin.buffer.read(4096):
@@ -105,7 +111,7 @@ def fake_holder(tmp_path, monkeypatch):
     monkeypatch.setattr(clock_hold, "HOLDER_SCRIPT", _fake_script(tmp_path))
     monkeypatch.setattr(clock_hold, "_holders", {})
     yield tmp_path
-    clock_hold.release_all()
+    clock_hold.let_go()
 
 
 def _wait_for(path, seconds=20.0):
@@ -126,9 +132,49 @@ def test_one_holder_per_gpu_until_its_pipe_closes(fake_holder):
     assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is first
     _wait_for(fake_holder / "mark.started")
     assert (fake_holder / "mark.started").read_text() == UUID_A.hex()
-    assert first.poll() is None and not (fake_holder / "mark.done").exists()
-    clock_hold.release_all()
-    assert first.returncode == 0 and (fake_holder / "mark.done").exists()
+    first.wait(timeout=20)  # the process started has gone; its child holds the pipe
+    assert clock_hold._holding(first) and not (fake_holder / "mark.done").exists()
+    assert clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A) is first
+    clock_hold.let_go()
+    _wait_for(fake_holder / "mark.done")
+    assert first.returncode == 0 and not clock_hold._holding(first)
+
+
+def test_a_holder_that_ended_is_started_again(fake_holder):
+    """A holder that could not hold (no libcuda: it exits) is no holder: the next device of that
+    GPU starts another."""
+    first = clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A)
+    _wait_for(fake_holder / "mark.started")
+    (fake_holder / "mark.started").unlink()
+    os.kill(int((fake_holder / "mark.pid").read_text()), signal.SIGKILL)
+    end = time.monotonic() + 20
+    while clock_hold._holding(first):
+        assert time.monotonic() < end
+        time.sleep(0.01)
+    second = clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, UUID_A)
+    assert second is not first
+    _wait_for(fake_holder / "mark.started")
+
+
+def test_a_python_hosts_exit_leaves_no_running_child(tmp_path):
+    """The process started has exited and is reaped at the host's exit (let_go), so Python's
+    finalization finds no Popen of a running process: no ResourceWarning (pytest showed
+    "subprocess ... is still running" at the end of pyopencl's suite on the H200)."""
+    child = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from vkcl.vulkan import clock_hold
+        clock_hold.HOLDER_SCRIPT = Path({str(_fake_script(tmp_path))!r})
+        proc = clock_hold.hold(clock_hold.NVIDIA_VENDOR_ID, bytes(16))
+        while not Path({str(tmp_path / "mark.started")!r}).exists():
+            time.sleep(0.01)
+        clock_hold.let_go()
+    """)
+    result = subprocess.run([sys.executable, "-W", "always::ResourceWarning", "-c", child], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "ResourceWarning" not in result.stderr, result.stderr
+    _wait_for(tmp_path / "mark.done")
 
 
 def test_the_holder_outlives_no_vkcl_process(tmp_path):

@@ -4,8 +4,9 @@ vkcl process that started it has exited.
 
     python _clock_hold_main.py DEVICE_UUID_HEX [-v]
 
-Exit status 0 after holding the clocks; 2 when it could not (no libcuda, no CUDA device with that
-UUID, a compute mode other than the default, a CUDA error). With -v it says which on stderr.
+The process started forks the holder and exits at once (status 0). The holder's exit status: 0
+after holding the clocks; 2 when it could not (no libcuda, no CUDA device with that UUID, a
+compute mode other than the default, a CUDA error). With -v it says which on stderr.
 Standalone (the standard library only): it runs under whatever Python vkcl was built with.
 """
 from __future__ import annotations
@@ -46,6 +47,12 @@ def retain(cuda, device_uuid: bytes) -> str:
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv[2:]
+    # The process vkcl started exits at once; its child holds. vkcl reaps the first right away
+    # at its exit (a holder's own exit takes 0.1-1.2 s on the H200: CUDA's teardown), and a
+    # Python host's finalization finds no running child of its own to warn about. The holder
+    # keeps the pipe's read end: vkcl's process sees it alive from its end of the pipe.
+    if os.fork() != 0:
+        os._exit(0)
     try:
         why = retain(ctypes.CDLL("libcuda.so.1"), bytes.fromhex(argv[1]))
     except OSError as e:  # no libcuda: a Vulkan-only install
