@@ -79,3 +79,40 @@ def test_log_lines_are_the_programs_own_with_a_prelude():
     result = compiler.compile_source(src, "", compiler.DeviceCaps())
     assert not result.ok
     assert "source:3:" in result.log and "3 |   o[1] = undeclared_thing;" in result.log, result.log
+
+
+# Warnings clang (15) gives only with -Wall, -Wextra or -Weverything, in a kernel that PoCL
+# builds with an empty log: pyopencl's scan kernels hit the misleading indentation and its
+# clmath the reserved macro name (pyopencl warned "Non-empty compiler output" for each build).
+# The two on by default (-Wparentheses, -Wunused-comparison) stay.
+OFF_BY_DEFAULT_SAMPLE = """#if UNDEFINED_MACRO_X
+#endif
+#define _RESERVED_MACRO(x) (x)
+typedef struct { int n; int z[0]; } Z;
+enum E { EA, EB };
+int f1(enum E e) { switch (e) { case EA: return 1; case EB: return 2; default: return 3; } }
+int f2(int x) { switch (x) { case 0: x++; case 1: return x; } return 0; }
+kernel void k(global int *a, global uint *u) {
+    int x = a[0];
+    if (x != 0)
+        a[1] = 1;
+        a[2] = 2;
+    int y;
+    if (x > 3) y = 1;
+    a[3] = y;
+    int w;
+    a[4] = w;
+    if (u[0] >= 0) a[5] = 1;
+    a[9] = f1(EA) + f2(_RESERVED_MACRO(x));
+    if (x = 3) a[10] = 1;
+    a[11] == 2;
+}
+"""
+
+
+def test_warnings_clang_leaves_off_are_not_logged():
+    result = compiler.compile_source(OFF_BY_DEFAULT_SAMPLE, "", CAPS)
+    assert result.ok
+    kept = sorted(line.split("warning: ")[1] for line in result.log.splitlines() if "warning: " in line)
+    assert kept == ["equality comparison result unused",
+                    "using the result of an assignment as a condition without parentheses"], result.log

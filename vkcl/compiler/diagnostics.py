@@ -42,6 +42,7 @@ OFF_BY_DEFAULT = tuple(re.compile(p) for p in (
     r"comparing floating point with == or != is unsafe",              # -Wfloat-equal
     r"possible misuse of comma operator",                             # -Wcomma
     r"identifier .* is reserved because",                             # -Wreserved-identifier
+    r"macro name is a reserved identifier",                           # -Wreserved-macro-identifier
     r"(code|'break'|'return'|loop) will never be executed",           # -Wunreachable-code*
     r"missing field .* initializer",                                  # -Wmissing-field-initializers
     r"extra ';'",                                                     # -Wextra-semi
@@ -55,6 +56,16 @@ OFF_BY_DEFAULT = tuple(re.compile(p) for p in (
     r"mixing declarations and code",                                  # -Wdeclaration-after-statement
     r"'.*' is a C2x extension",                                       # -Wc2x-extensions
     r"declaration is not declared in any header",                     # -Wmissing-variable-declarations (newer)
+    r"misleading indentation; statement is not part of the previous", # -Wmisleading-indentation
+    r"variable .* is uninitialized when used here",                   # -Wuninitialized
+    r"variable .* is used uninitialized whenever",                    # -Wsometimes-uninitialized
+    r"variable .* may be uninitialized when used here",               # -Wconditional-uninitialized
+    r"unannotated fall-through between switch labels",                # -Wimplicit-fallthrough
+    r"default label in switch which covers all enumeration values",   # -Wcovered-switch-default
+    r"'.*' is not defined, evaluates to 0",                           # -Wundef
+    r"zero size arrays are an extension",                             # -Wzero-length-array
+    r"result of comparison of unsigned expression .* is always",      # -Wtautological-unsigned-zero-compare
+    r"result of comparison of unsigned enum expression .* is always", # -Wtautological-unsigned-enum-zero-compare
 ))
 
 _HEADER = re.compile(r"^\S.*?:\d+(?::\d+)?: (warning|error|fatal error|note): (.*)$")
