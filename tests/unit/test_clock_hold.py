@@ -84,6 +84,24 @@ def test_without_libcuda_the_holder_exits_2(monkeypatch, capsys):
     assert "hold_clocks: libcuda.so.1: cannot open" in capsys.readouterr().err
 
 
+def test_main_runs_in_its_callers_process():
+    """Only the script forks (its process exits, the child holds): main() called in a process
+    returns there. When main() forked, this test's own pytest process exited 0 at that call and
+    its child ran the rest of the suite detached, so `make test` passed whatever came after."""
+    code = textwrap.dedent(f"""
+        import ctypes, os
+        from vkcl.vulkan import _clock_hold_main as m
+        def no_library(name):
+            raise OSError("no libcuda")
+        m.ctypes.CDLL = no_library
+        rc = m.main(["holder", {UUID_A.hex()!r}])
+        print("returned", rc, os.getpid(), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out.split() == ["returned", "2", str(proc.pid)], out
+
+
 FAKE_HOLDER = """
 import os, sys
 if os.fork() != 0:  # as _clock_hold_main.py: the process started exits, its child holds

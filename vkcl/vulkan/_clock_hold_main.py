@@ -47,12 +47,6 @@ def retain(cuda, device_uuid: bytes) -> str:
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv[2:]
-    # The process vkcl started exits at once; its child holds. vkcl reaps the first right away
-    # at its exit (a holder's own exit takes 0.1-1.2 s on the H200: CUDA's teardown), and a
-    # Python host's finalization finds no running child of its own to warn about. The holder
-    # keeps the pipe's read end: vkcl's process sees it alive from its end of the pipe.
-    if os.fork() != 0:
-        os._exit(0)
     try:
         why = retain(ctypes.CDLL("libcuda.so.1"), bytes.fromhex(argv[1]))
     except OSError as e:  # no libcuda: a Vulkan-only install
@@ -68,4 +62,11 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # The process vkcl started exits at once; its child holds. vkcl reaps the first right away
+    # at its exit (a holder's own exit takes 0.1-1.2 s on the H200: CUDA's teardown), and a
+    # Python host's finalization finds no running child of its own to warn about. The holder
+    # keeps the pipe's read end: vkcl's process sees it alive from its end of the pipe. (Here,
+    # not in main(): a caller of main() in its own process must not be forked and ended.)
+    if os.fork() != 0:
+        os._exit(0)
     sys.exit(main(sys.argv))
