@@ -158,3 +158,17 @@ def test_foreign_and_corrupt_binaries_rejected():
 def test_only_successful_results_have_binaries():
     with pytest.raises(ValueError):
         compiler.CompileResult(ok=False).to_binary()
+
+
+def test_a_cached_log_is_cleaned_with_todays_filter(cache_dir, monkeypatch):
+    """A program cached while a default-off warning group was still logged (before it joined
+    diagnostics.OFF_BY_DEFAULT) comes back from the cache without that warning."""
+    from vkcl.compiler import diagnostics
+    src = "kernel void k(global int *a) {\n    if (a[0])\n        a[1] = 1;\n        a[2] = 2; /* cached-log */\n}\n"
+    full = diagnostics.OFF_BY_DEFAULT
+    monkeypatch.setattr(diagnostics, "OFF_BY_DEFAULT", tuple(p for p in full if "misleading" not in p.pattern))
+    first = compiler.compile_source(src, "", CAPS)
+    assert first.ok and not first.from_cache and "misleading indentation" in first.log, first.log
+    monkeypatch.setattr(diagnostics, "OFF_BY_DEFAULT", full)
+    second = compiler.compile_source(src, "", CAPS)
+    assert second.from_cache and second.log == "", second.log

@@ -207,6 +207,9 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         if hit is not None and hit.binary_type == binary_type:
             result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
             result.options = opts.text  # the key is the normalized options, not their spelling
+            # Cleaned again: a program cached before a warning group joined OFF_BY_DEFAULT
+            # keeps that warning in its stored log otherwise.
+            result.log = diagnostics.clean(result.log)
             if trace.ENABLED:
                 _trace_compile(result, input_kind)
             return result
@@ -490,6 +493,7 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
     if hit is not None:
         result = CompileResult.from_binary(hit, from_cache=True, seconds=time.perf_counter() - start)
         result.options = opts.text
+        result.log = diagnostics.clean(result.log)  # as for programs from source
         return result
     bitcode, log = il_mod.to_bitcode(bytes(il), float(settings.get("compile_timeout")), spec)
     if bitcode is None:
