@@ -17,6 +17,9 @@ M = 0xFFFFFFFF
 STEP = "#define STEP(s, i) ((s) * 1103515245u + ((i) ^ 12345u))\n"
 def step(s, i):
     return (s * 1103515245 + (i ^ 12345)) & M
+# Each work-item's n steps from its own id (the loop-cut tests); lcg(n, id) on the host.
+LCG_LOOP = ("kernel void k(global uint *o, uint n) { uint s = get_global_id(0);"
+            " for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }")
 def lcg(n, s=0, start=0):
     for i in range(start, start + n):
         s = (s * 1103515245 + (i ^ 12345)) & M
@@ -408,8 +411,7 @@ def test_a_loop_cut_short_fails_its_launch(python_with_icd):
 # Python's path and C's repeated launches alike, while launches whose loops end stay right.
 # Elsewhere every launch is right.
 llvmpipe = "llvmpipe" in dev.name
-src = '''kernel void k(global uint *o, uint n) { uint s = get_global_id(0);
-    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+src = LCG_LOOP
 k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "k")
 o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
 for n, cut in ((1000, False), (2_000_000, llvmpipe), (60000, False), (2_000_000, llvmpipe)):
@@ -425,7 +427,6 @@ print("OK")
 """)
 
 
-
 def test_a_cut_is_charged_to_its_own_batch(python_with_icd):
     run(python_with_icd, """
 # lavapipe: batch 1 (a long right launch L, then A) and batch 2 (B, cut short) both end before the
@@ -436,8 +437,7 @@ def test_a_cut_is_charged_to_its_own_batch(python_with_icd):
 # right.
 import sys, time
 llvmpipe = "llvmpipe" in dev.name
-src = '''kernel void k(global uint *o, uint n) { uint s = get_global_id(0);
-    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+src = LCG_LOOP
 prg = cl.Program(ctx, STEP + src).build()
 q2 = cl.CommandQueue(ctx)
 ol, oa, ob = (cl.Buffer(ctx, mf.READ_WRITE, 4 * 32768) for _ in range(3))
@@ -471,8 +471,7 @@ def test_a_cut_in_cs_own_batch_names_its_kernel(python_with_icd):
 # lavapipe: a batch of only C's repeated launches (icd/fast_path.c runs it at clFinish) that
 # llvmpipe cut short: their events fail, and the warning names the kernel. Elsewhere all right.
 llvmpipe = "llvmpipe" in dev.name
-src = '''kernel void only_c(global uint *o, uint n) { uint s = get_global_id(0);
-    for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }'''
+src = LCG_LOOP.replace("void k(", "void only_c(")
 k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "only_c")
 o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
 k.set_args(o, np.uint32(10))

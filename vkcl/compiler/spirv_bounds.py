@@ -26,6 +26,7 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
+from vkcl.compiler.spirv_edit import instruction as _inst
 
 VERSION = 2  # part of the program cache key while the mode is on
 RECORDS, RECORD_SIZE, RECORDS_AT = 8, 32, 16
@@ -48,10 +49,6 @@ _POINTER_MAKERS = {OP_CONVERT_U_TO_PTR, 65, 66, 67, 70, 124, OP_PHI, OP_SELECT, 
 DECORATION_BUILTIN, DECORATION_BLOCK, BUILTIN_GLOBAL_INVOCATION_ID = 11, 2, 28
 SC_INPUT = 1
 _SCALARS = {spirv.OP_TYPE_INT, spirv.OP_TYPE_FLOAT, spirv.OP_TYPE_VECTOR, spirv.OP_TYPE_POINTER, OP_TYPE_BOOL}
-
-
-def _inst(op: int, *operands: int) -> array:
-    return array("I", [(len(operands) + 1) << 16 | op, *operands])
 
 
 class _Builder:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
+from vkcl.compiler.spirv_edit import instruction as _inst
 
 SPEC_WORD = (0x7F564B10, 0x7F564B11)  # the word's address, low and high halves
 PROBE_TRIPS = 2  # the word's second 32 bits: the probe loop's trip count
@@ -37,10 +38,6 @@ OP_I_ADD, OP_U_LESS_THAN, OP_ATOMIC_LOAD = 128, 176, 227
 OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE, OP_LABEL = 245, 246, 247, 248
 OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_RETURN = 249, 250, 253
 DECORATION_SPEC_ID, ADDRESSING_PHYSICAL_STORAGE_BUFFER_64 = 1, 5348
-
-
-def _inst(op: int, *operands: int) -> array:
-    return array("I", [(len(operands) + 1) << 16 | op, *operands])
 
 
 def _op(inst: array) -> int:
@@ -101,7 +98,7 @@ def instrument(data: bytes) -> bytes:
 def instrumented(data: bytes) -> bool:
     """Whether the module carries the probe (its SPEC_WORD specialization constants)."""
     words = spirv.to_words(data)
-    return any(op == 71 and n == 4 and words[pos + 2] == DECORATION_SPEC_ID and words[pos + 3] == SPEC_WORD[0]
+    return any(op == OP_DECORATE and n == 4 and words[pos + 2] == DECORATION_SPEC_ID and words[pos + 3] == SPEC_WORD[0]
                for pos, op, n in spirv.instructions(words))
 
 
