@@ -43,6 +43,9 @@ SETTINGS = [
     Setting("devices", str, "", "comma-separated substrings: only Vulkan devices whose name matches one"),
     Setting("validation", _bool, False, "enable the Vulkan validation layer when it is installed"),
     Setting("batch_commands", int, 256, "commands recorded before a batch is submitted anyway"),
+    Setting("resume_loops", _bool, True, "on llvmpipe, the long loops of kernels without barriers suspend before "
+            "its 65,535 back-edges and later dispatches resume them (off: they are cut there and their launches "
+            "fail; for comparisons)"),
     Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
     Setting("map_device_memory", _bool, True, "map memory objects' memory where the device's memory is "
             "host-visible (lavapipe, integrated GPUs); off, it is left unmapped as a discrete GPU's (tests "

@@ -90,6 +90,9 @@ class DeviceCaps:
     # (docs/architecture.md, "Loops on lavapipe"): a copy per back-edge multiplies what fits.
     loop_unroll_count: int = 0
     loop_unroll_size: int = 0
+    # Outermost loops suspend past this many back-edges of one work-item and are resumed by a
+    # later dispatch (spirv_resume.py; 0: never). For llvmpipe: its 65,535 over its lanes.
+    resume_limit: int = 0
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:

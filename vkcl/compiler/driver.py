@@ -248,6 +248,14 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # 400 s, and built in 0.6 s with its functions kept (results within 1e-15 of mpmath's).
         # Where the language allows (no generic address space, which needs the inlining), a build
         # that outlasts its share of the timeout is made again without it.
+        # LLVM's forced unrolling (llvmpipe) can leave what clspv cannot lower (indices of
+        # `& 15` into a 16-element private array became i4 zexts, and clspv crashed): such a
+        # program is built again with its loops rolled, which llvmpipe's long-loop passes
+        # (spirv_resume) and loop-cut probe still cover.
+        if out.status == "crashed" and caps.loop_unroll_count and output_kind == "spirv":
+            rolled_build = build(False)
+            if rolled_build[0].ok:
+                out, renamed, args = rolled_build
         inline = True
         if out.status == "timeout" and optional:
             uninlined = build(True, inline=False)
@@ -347,7 +355,7 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     merge_accesses=merge_accesses and caps.merge_narrow_accesses,
                                     roll_copies=merge_accesses and caps.roll_copies,
                                     barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size),
-                                    loop_cuts=caps.loop_unroll_count > 0)
+                                    loop_cuts=caps.loop_unroll_count > 0, resume_limit=caps.resume_limit)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

@@ -89,7 +89,7 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler import spirv, spirv_loop_cuts
+from vkcl.compiler import spirv, spirv_loop_cuts, spirv_resume
 from vkcl.compiler.spirv_bitcasts import split_wide_bitcasts
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
@@ -128,7 +128,7 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
            float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
            merge_accesses: bool = False, roll_copies: bool = False,
-           barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False) -> bytes:
+           barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False, resume_limit: int = 0) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
@@ -141,7 +141,9 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     `roll_copies`: copies of a run of global loads by a run of stores made loops, first
     (llvmpipe's compile time, spirv_copy_loops.py);
     `barrier_loops`: (copies, size) for one-block loops with a barrier unrolled (llvmpipe's
-    loop limit, spirv_barrier_loops.py; (0, 0): none)."""
+    loop limit, spirv_barrier_loops.py; (0, 0): none); `resume_limit`: outermost loops suspend
+    past this many back-edges of a work-item and resume in a later dispatch (llvmpipe's loop
+    limit, spirv_resume.py; 0: never)."""
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
     data = fix_scalar_composites(data)
@@ -170,6 +172,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = merge_narrow_accesses(data)
     if barrier_loops[0]:
         data = unroll_barrier_loops(data, *barrier_loops)
+    if resume_limit:  # llvmpipe: long loops resumed in later dispatches (spirv_resume.py)
+        data = spirv_resume.make_resumable(data, resume_limit)
     if loop_cuts:  # llvmpipe: its loop cap's cuts detected (spirv_loop_cuts.py)
         data = spirv_loop_cuts.instrument(data)
     return relax_atomics(data) if relaxed_atomics else data

@@ -75,11 +75,15 @@ def instrument(data: bytes) -> bytes:
     decls += [_inst(OP_CONSTANT, uint, zero, 0), _inst(OP_CONSTANT, uint, one, 1),
               _inst(OP_CONSTANT, ulong, zero64, 0, 0), _inst(OP_CONSTANT, uint, shift, 32),
               _inst(OP_CONSTANT, ulong, four64, 4, 0)]
-    halves = [new(), new()]
     annotations = []
-    for half, spec_id in zip(halves, SPEC_WORD):
-        decls.append(_inst(OP_SPEC_CONSTANT, uint, half, 0))
-        annotations.append(_inst(OP_DECORATE, half, DECORATION_SPEC_ID, spec_id))
+    have = _spec_ids(insts)  # declared by spirv_resume, which runs first
+    if have is not None:
+        halves = list(have)
+    else:
+        halves = [new(), new()]
+        for half, spec_id in zip(halves, SPEC_WORD):
+            decls.append(_inst(OP_SPEC_CONSTANT, uint, half, 0))
+            annotations.append(_inst(OP_DECORATE, half, DECORATION_SPEC_ID, spec_id))
     entry_points = {i[2] for i in insts if _op(i) == OP_ENTRY_POINT}
     ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, psb_uint=psb_uint, four64=four64, zero=zero,
                one=one, zero64=zero64, shift=shift, halves=halves)
@@ -93,6 +97,17 @@ def instrument(data: bytes) -> bytes:
     for inst in out:
         result.extend(inst)
     return spirv.to_bytes(result)
+
+
+def _spec_ids(insts) -> tuple[int, int] | None:
+    found = {i[3]: i[1] for i in insts if _op(i) == OP_DECORATE and len(i) == 4 and i[2] == DECORATION_SPEC_ID
+             and i[3] in SPEC_WORD}
+    return (found[SPEC_WORD[0]], found[SPEC_WORD[1]]) if len(found) == 2 else None
+
+
+def spec_word_constants(module) -> tuple[int, int] | None:
+    """The word's two specialization constants where a spirv_edit.Module declares them."""
+    return _spec_ids(module.insts)
 
 
 def instrumented(data: bytes) -> bool:

@@ -6,9 +6,10 @@ honour: no images (until they exist), no SVM, no pipes, no device-side enqueue.
 from __future__ import annotations
 
 import os
+import re
 from functools import cached_property
 
-from vkcl import __version__
+from vkcl import __version__, config
 from vkcl._gen import cl
 from vkcl.core.object import CLObject
 from vkcl.core.platform import make_version
@@ -24,6 +25,16 @@ PRINTF_BUFFER_SIZE = 1 << 20
 # unrolled 16 times where 16 copies stay under 1,000 of LLVM's size units (runtime-unrolled
 # loops too big for that up to 8 times), remainders unrolled too. docs/architecture.md says why.
 LLVMPIPE_LOOP_UNROLL = dict(loop_unroll_count=16, loop_unroll_size=1000)
+# What one work-item's loops may take of that budget before they suspend (compiler/spirv_resume.py):
+# a batch spends at most the sum of its work-items' counts; a margin for the loops inside the
+# last trip, the probe and what runs after the last check.
+LLVMPIPE_BUDGET, LLVMPIPE_MARGIN = 65_535, 5_535
+
+
+def llvmpipe_lanes(name: str) -> int:
+    """Work-items per llvmpipe batch: its vector width over 32 ("llvmpipe (LLVM 15.0.6, 256 bits)")."""
+    found = re.search(r"(\d+) bits", name)
+    return max(1, int(found.group(1)) // 32) if found else 16
 KHR = make_version(1, 0, 0)
 
 
@@ -250,6 +261,8 @@ class Device(CLObject):
             roll_copies=pd.driver_name == "llvmpipe",
             negate_zero_operands=pd.driver_name == "llvmpipe",
             **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
+            resume_limit=((LLVMPIPE_BUDGET - LLVMPIPE_MARGIN) // llvmpipe_lanes(pd.name)
+                          if pd.driver_name == "llvmpipe" and config.get("resume_loops") else 0),
         )
 
     # Root devices are not reference counted (clRetainDevice/clReleaseDevice are no-ops).

@@ -286,7 +286,7 @@ def prepare(queue, kernel, work_dim: int, global_: tuple, local, cmd) -> None:
     launch = cmd.launch
     plan = cmd.plan
     if (fast is None or fast.handle is None or kernel.handle is None or len(launch.dispatches) != 1
-            or cmd.dset is not None or plan.printf_size or plan.pc_size > MAX_PC):
+            or cmd.dset is not None or plan.printf_size or plan.pc_size > MAX_PC or plan.resume_stride):
         return
     pipe, region, base, groups = launch.dispatches[0]
     pc = cmd.pcs[region] if plan.pc_size else b""

@@ -26,6 +26,7 @@ _log = log.get("queue")
 ffi = vkc.ffi
 
 FLAG, TRIPS, ZERO = 0, 4, 8      # byte offsets in the word
+WORD_BYTES = 24  # bytes 16..24: the running dispatch's resume header (compiler/spirv_resume.py)
 SLOTS_PER_BLOCK = 256
 
 
@@ -42,11 +43,11 @@ class Slot:
 class LoopWord:
     def __init__(self, vkdev):
         self.allocator = allocator_for(vkdev)
-        a = self.alloc = self.allocator.allocate(16, MemoryKind.STAGING)
+        a = self.alloc = self.allocator.allocate(WORD_BYTES, MemoryKind.STAGING)
         if not a.coherent:
             raise RuntimeError("llvmpipe's staging memory is coherent")
-        words = (0, spirv_loop_cuts.PROBE_TRIPS, 0, 0)
-        ffi.memmove(a.host_ptr, b"".join(w.to_bytes(4, "little") for w in words), 16)
+        words = (0, spirv_loop_cuts.PROBE_TRIPS, 0, 0, 0, 0)  # then the header address of core/resume.py
+        ffi.memmove(a.host_ptr, b"".join(w.to_bytes(4, "little") for w in words), WORD_BYTES)
         self.lock = threading.Lock()
         self.blocks: list = []
         self.free: list[Slot] = []

@@ -12,7 +12,7 @@ import threading
 import weakref
 
 from vkcl import compiler
-from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups
+from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups, spirv_resume
 from vkcl._gen import cl
 from vkcl.core import bounds, loop_cuts, printf
 from vkcl.core.commands import Command
@@ -41,6 +41,9 @@ class ProgramImage:
         # llvmpipe's loop cap detected (core/loop_cuts.py): the device's word for its probe.
         probed = caps.loop_unroll_count and spirv_loop_cuts.instrumented(result.spirv)
         self.loop_word = loop_cuts.word_for(vkdev) if probed else None
+        # Kernels whose long loops suspend and resume in later passes (compiler/spirv_resume.py):
+        # name -> bytes of a work-item's record.
+        self.resumed = spirv_resume.resumed_entry_points(result.spirv) if self.loop_word is not None else {}
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -111,6 +114,7 @@ class KernelPlan:
         self.wg_ids = tuple(spec.get(f"workgroup_size_{c}") for c in "xyz")
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
+        self.resume_stride = image.resumed.get(self.name, 0)
         self.pipelines: dict = {}
         vkp.destroy_pipelines(self, image.vk, self.pipelines)
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
@@ -208,7 +212,7 @@ class Launch:
     pipelines and the builtin push constants (ids of each region) already in place. Cached on
     the plan, so repeated enqueues only pack argument bytes."""
 
-    __slots__ = ("dispatches", "builtin_pcs")
+    __slots__ = ("dispatches", "builtin_pcs", "group_sizes")
 
     def __init__(self, plan: KernelPlan, vkdev, work_dim: int, offset: tuple, global_: tuple, local: tuple,
                  local_counts: tuple):
@@ -216,6 +220,7 @@ class Launch:
         pad = lambda t, v: tuple(t) + (v,) * (3 - n)  # noqa: E731
         b = plan.builtins
         self.dispatches = []  # (pipeline, region index, base groups, group counts)
+        self.group_sizes = []  # work-items per work-group, per dispatch
         self.builtin_pcs = []  # per region: push-constant bytes with only the builtins set, or None
         for start, size, loc in regions(global_, local):
             groups = tuple(s // l for s, l in zip(size, loc))
@@ -238,11 +243,13 @@ class Launch:
             pipe = plan.pipeline(pad(loc, 1), local_counts, pad(offset, 0), work_dim, whole)
             for base, count in chunks:
                 self.dispatches.append((pipe, region, base, count))
+                self.group_sizes.append(loc[0] * (loc[1] if n > 1 else 1) * (loc[2] if n > 2 else 1))
 
 
 class NDRangeKernel(Command):
     command_type = cl.CL_COMMAND_NDRANGE_KERNEL
     ubo_alloc = dset = printf_alloc = printf_copy = bounds = None
+    resume = None  # a kernel that may suspend: its passes (core/resume.py), once recorded
 
     def __init__(self, queue, kernel, plan: KernelPlan, launch: Launch):
         vkdev = queue.vk
@@ -320,20 +327,31 @@ class NDRangeKernel(Command):
             a = self.printf_alloc
             vkc.fill_buffer(cb, a.buffer, a.offset, 4, 0)
             vkc.full_barrier(cb)
+        if plan.resume_stride:
+            self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride)
+        self.record_pass(cb)
+
+    def record_pass(self, cb) -> None:
+        """The dispatches (again for each later pass of a kernel that suspended: the printf
+        buffer's offset is not reset between them)."""
+        bound = None
+        plan, resume = self.plan, self.resume
+        size, layout = plan.pc_size, plan.layout.handle
         if self.dset is not None:
             pool, dset, s = self.dset
             sets = ffi.new("VkDescriptorSet[1]", [dset])
-            lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, plan.layout.handle, s, 1, sets,
-                                        0, ffi.NULL)
-        bound = None
-        size, layout = plan.pc_size, plan.layout.handle
-        for pipe, region, base, count in self.launch.dispatches:
+            lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, s, 1, sets, 0, ffi.NULL)
+        for k, (pipe, region, base, count) in enumerate(self.launch.dispatches):
+            if resume is not None:
+                resume.state.point_at(cb, resume.header_address(k))
             if pipe is not bound:
                 lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
                 bound = pipe
             if size:
                 lib.vkCmdPushConstants(cb, layout, vkp.COMPUTE, 0, size, self.pcs[region])
             lib.vkCmdDispatchBase(cb, base[0], base[1], base[2], count[0], count[1], count[2])
+            if resume is not None:
+                vkc.full_barrier(cb)  # the dispatch's reads of the word before the next fill
         if self.printf_copy is not None:
             vkc.full_barrier(cb)
             a, c = self.printf_alloc, self.printf_copy

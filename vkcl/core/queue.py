@@ -67,6 +67,10 @@ class CommandQueue(CLObject):
         self.held: deque = deque()
         self.in_flight: deque = deque()
         self.barrier_pending = False  # an out-of-order queue's barrier orders what follows
+        # llvmpipe: the launch whose loops may have suspended, submitted and not yet resolved
+        # (core/resume.py); everything after it is held until it is.
+        self.resuming = None
+        self._resume_state = None
         # llvmpipe's loop cap detected (core/loop_cuts.py): each batch captures the flag as it ends
         self.loop_word = loop_cuts.word_for(self.vk) if device.compiler_caps.loop_unroll_count else None
         # In-order queues in the ICD: C records repeated launches itself (core/fastpath.py).
@@ -78,6 +82,12 @@ class CommandQueue(CLObject):
                  and not config.get("check_bounds")
                  and self.timeout_ns == vkc.U64_MAX)
         self.fast = FastQueue(self) if use_c else None
+
+    def resume_state(self):
+        if self._resume_state is None:
+            from vkcl.core.resume import ResumeState
+            self._resume_state = ResumeState(self.vk)
+        return self._resume_state
 
     # --- enqueue -----------------------------------------------------------------------
 
@@ -101,6 +111,11 @@ class CommandQueue(CLObject):
                 self._record(cmd)
             if self.fast is not None:
                 self._sync_fast()
+        if self.resuming is cmd:
+            # A launch that may resume holds what follows until the host has seen each pass
+            # complete; waiting here, on the application's thread, spares the completion
+            # thread's round trips (on lavapipe the kernel runs on this machine's CPUs anyway).
+            ev.wait()
         return ev
 
     def fast_event(self, command_type: int) -> Event:
@@ -153,7 +168,7 @@ class CommandQueue(CLObject):
         """Tell the fast path what Python has pending (under the lock)."""
         fq = self.fast.c
         b = self.batch
-        fq.enabled = 0 if self.held else 1
+        fq.enabled = 0 if self.held or self.resuming is not None else 1
         fq.pending = 1 if (self.in_flight or self.held or (b is not None and len(b.commands) > b.fast_events)) else 0
         fq.events = b.fast_events if b is not None else 0
 
@@ -164,8 +179,8 @@ class CommandQueue(CLObject):
         out-of-order queue only what must follow it does: a marker or barrier without a wait
         list, and anything after a held barrier. Holding more would deadlock an application
         that waits for an independent later command before it sets a user event."""
-        if self._gated(cmd, held):
-            return True
+        if self._gated(cmd, held) or self.resuming is not None:
+            return True  # (after a launch that may resume, everything: core/resume.py)
         if not held:
             return False
         if not self.out_of_order or cmd.after_all:
@@ -181,6 +196,9 @@ class CommandQueue(CLObject):
                 continue
             if e.user or (e.batch is None and (e.queue is not self or any(h.event is e for h in held))):
                 return True
+            r = e.queue.resuming if e.queue is not None else None
+            if r is not None and r.event is e:
+                return True  # its passes are not all submitted
         return False
 
     def _record(self, cmd) -> None:
@@ -207,20 +225,17 @@ class CommandQueue(CLObject):
         if barrier and cmd.gpu_work:
             vkc.full_barrier(b.cb)
             self.barrier_pending = False
-        pair = None
-        if self.profiling and cmd.gpu_work:
-            pair = self.queries.take()
-            if pair is not None:
-                self.queries.reset(b.cb, pair)
-                self.queries.write(b.cb, pair, False)
-        cmd.record(b.cb)
-        if pair is not None:
-            self.queries.write(b.cb, pair, True)
-        cmd.query_pair = pair
+        self._timed(b, cmd, cmd.record)
         b.gpu_work |= cmd.gpu_work
         b.commands.append(cmd)
         if cmd.is_barrier:
             self.barrier_pending = True
+        if getattr(cmd, "resume", None) is not None:
+            self.resuming = cmd  # submitted now; its completion decides whether it runs again
+            if self.fast is not None:
+                self.fast.c.count += 1
+            self._submit()
+            return
         n = len(b.commands)
         if self.fast is not None:
             fq = self.fast.c
@@ -229,6 +244,19 @@ class CommandQueue(CLObject):
             n = fq.count
         if n >= self.batch_limit:
             self._submit()
+
+    def _timed(self, b: Batch, cmd, record) -> None:
+        """record(b.cb), between a pair of timestamp queries on a profiling queue."""
+        pair = None
+        if self.profiling and cmd.gpu_work:
+            pair = self.queries.take()
+            if pair is not None:
+                self.queries.reset(b.cb, pair)
+                self.queries.write(b.cb, pair, False)
+        record(b.cb)
+        if pair is not None:
+            self.queries.write(b.cb, pair, True)
+        cmd.query_pair = pair
 
     def _open(self) -> Batch:
         self.batch = b = Batch(self, self.pool.begin())
@@ -289,32 +317,42 @@ class CommandQueue(CLObject):
             self._submit()
 
     def flush_for(self, event: Event) -> bool:
-        """Submit the batch holding `event`; False when it is held back by a gate."""
+        """Submit the batch holding `event`; False when it is held back by a gate. Held behind a
+        launch that may resume: waits for that launch's pass, which drives the next."""
         with self.lock:
             if event.batch is not None:
                 return True
             if self.batch is not None and any(c.event is event for c in self.batch.commands):
                 self._submit(waiter=True)
                 return True
+            r = self.resuming
+            batch = r.event.batch if r is not None else None
+        if batch is None:
             return False
+        self.wait_batch(batch)
+        return True
 
     def release_held(self) -> None:
         """A gate may have opened: record the held commands that no longer need to wait."""
         with self.lock:
-            if self.out_of_order:
-                still: deque = deque()
-                for cmd in self.held:
-                    if self._must_hold(cmd, still):
-                        still.append(cmd)
-                    else:
-                        self._record(cmd)
-                self.held = still
-            else:
-                while self.held and not self._gated(self.held[0]):
-                    self._record(self.held.popleft())
-            self._submit()
-            if self.fast is not None:
-                self._sync_fast()
+            self._release_held()
+
+    def _release_held(self) -> None:
+        """Under the lock: release_held's work (also when a launch that may resume is resolved)."""
+        if self.out_of_order:
+            still: deque = deque()
+            for cmd in self.held:
+                if self._must_hold(cmd, still):
+                    still.append(cmd)
+                else:
+                    self._record(cmd)
+            self.held = still
+        else:
+            while self.held and self.resuming is None and not self._gated(self.held[0]):
+                self._record(self.held.popleft())
+        self._submit()
+        if self.fast is not None:
+            self._sync_fast()
 
     def first_pending_value(self) -> int | None:
         b = self.in_flight[0] if self.in_flight else None
@@ -362,6 +400,7 @@ class CommandQueue(CLObject):
             self.batch = None  # its command buffer is abandoned with the device
         commands += self.held
         self.held.clear()
+        self.resuming = None
         if self.fast is not None:
             self.fast.c.enabled = 0
             self.fast.c.cb = native.ffi.NULL
@@ -406,8 +445,14 @@ class CommandQueue(CLObject):
         `loop_cut`: llvmpipe cut a loop of the batch short, so its launches fail (the warning
         naming them is given where the cut is found)."""
         launches = {id(c) for c in commands if c.event.command_type in _LAUNCHES} if loop_cut else set()
+        resolved = False
         for cmd in commands:
             ev = cmd.event
+            if cmd is self.resuming:
+                if not loop_cut and ev.status > COMPLETE and cmd.resume.suspended():
+                    self._next_pass(cmd)
+                    continue
+                self.resuming, resolved = None, True
             try:
                 cmd.complete()
                 status = cl.CL_OUT_OF_RESOURCES if id(cmd) in launches else COMPLETE
@@ -419,11 +464,36 @@ class CommandQueue(CLObject):
             if cmd.query_pair is not None:
                 start, end = self.queries.read_ns(cmd.query_pair)
                 self.queries.give_back(cmd.query_pair)
+                first = getattr(cmd, "resume", None)
+                if first is not None and first.start_ns is not None:
+                    start = first.start_ns  # it ran in several passes (core/resume.py)
                 offset = self.clock.offset_ns()
                 ev.times[2], ev.times[3] = start + offset, end + offset
                 if trace.ENABLED:
                     trace.gpu(self, type(cmd).__name__, ev.times[2], ev.times[3])
             ev.set_status(status)
+        if resolved:
+            self._release_held()
+
+    def _next_pass(self, cmd) -> None:
+        """Under the lock, at the completion of a pass in which a work-item suspended: the next
+        pass, recorded and submitted (its profiling start is the first pass's)."""
+        r = cmd.resume
+        if cmd.query_pair is not None:
+            start, _ = self.queries.read_ns(cmd.query_pair)
+            self.queries.give_back(cmd.query_pair)
+            if r.start_ns is None:
+                r.start_ns = start
+            cmd.query_pair = None
+        r.next_pass()
+        b = self.batch or self._open()
+        vkc.full_barrier(b.cb)
+        self._timed(b, cmd, cmd.record_pass)
+        b.gpu_work = True
+        b.commands.append(cmd)
+        if self.fast is not None:
+            self.fast.c.count += 1
+        self._submit()
 
     def loop_cut_in_c(self) -> None:
         """C ran the open batch (its clFinish) and llvmpipe cut a loop of it short: C fails the

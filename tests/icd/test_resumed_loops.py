@@ -1,0 +1,227 @@
+"""Loops of any length on lavapipe: past llvmpipe's 65,535 back-edges per batch of work-items,
+kernels without barriers suspend their outermost loops and the queue runs them again until
+every work-item has finished (compiler/spirv_resume.py, core/resume.py). `#pragma nounroll`
+makes a few tens of thousands of trips take several passes there. Every result is exact against
+a host reference; on other devices (no passes) the same kernels must be right too."""
+import pytest
+
+from checks import run_ok
+from test_long_loops import HEADER as LOOPS_HEADER
+
+pytest.importorskip("pyopencl")
+
+# test_long_loops.py's preamble (vkcl's context and queue, lcg(n, s) on the host), then:
+HEADER = LOOPS_HEADER + r"""
+LCG = ("kernel void k(global uint *o, uint n) { uint s = get_global_id(0);\n"
+       "#pragma nounroll\n"
+       " for (uint i = 0; i < n + get_global_id(0) * 37u; i++) s = s * 1103515245u + (i ^ 12345u);"
+       " o[get_global_id(0)] = s; }")
+def lcg_ref(n, count):
+    s = np.arange(count, dtype=np.uint64)
+    trips = n + np.arange(count) * 37
+    for i in range(trips.max()):
+        s = np.where(i < trips, (s * 1103515245 + (i ^ 12345)) & M, s)
+    return s.astype(np.uint32)
+def buf(a):
+    return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=a)
+"""
+
+
+def run(python_with_icd, body: str):
+    return run_ok(python_with_icd, HEADER + body)
+
+
+def test_one_work_item_past_the_unrolled_budget(python_with_icd):
+    # 16 x 65,536 + 16 trips: over the budget even unrolled 16 times (the pyopencl debug scan's
+    # case); and 40,000 trips of a loop kept rolled, over it in one pass
+    run(python_with_icd, """
+src = "kernel void k(global uint *o, uint n) { uint s = 0; for (uint i = 0; i < n; i++) s = s * 1103515245u + (i ^ 12345u); o[0] = s; }"
+prg = cl.Program(ctx, src).build()
+for n in (16 * 65536 + 16, 2 ** 21 + 5):
+    o = cl.Buffer(ctx, mf.READ_WRITE, 4)
+    prg.k(q, (1,), (1,), o, np.uint32(n))
+    r = np.empty(1, np.uint32); cl.enqueue_copy(q, r, o)
+    assert r[0] == lcg(n), (n, r[0], lcg(n))
+r = np.empty(64, np.uint32)
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
+cl.Program(ctx, LCG).build().k(q, (64,), (16,), o, np.uint32(40000))
+cl.enqueue_copy(q, r, o)
+assert (r == lcg_ref(40000, 64)).all()
+print("OK")
+""")
+
+
+def test_state_of_every_type_is_kept_bit_for_bit(python_with_icd):
+    # Loop-carried ulong, double, float (NaN, infinities, signed zeros, denormals), half, bool, a
+    # pointer that moves and a float4, each work-item its own trip count, so that work-items of
+    # one batch suspend at different trips; the values are taken apart into words and put
+    # together again at every pass.
+    run(python_with_icd, """
+src = '''#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void k(global float *of, global float *oy, global double *od, global ulong *ou, global half *oh,
+              global float4 *ov, global uint *ob, global const float *e, global const float *a, float one, uint n) {
+    uint g = get_global_id(0), trips = n + g * 37u;
+    ulong u = g; double d = (double)e[g & 7]; float x = e[g & 7], y = e[(g + 3) & 7]; half h = (half)0.0f;
+    bool b = false; global const float *p = a + (g & 7); float4 v = (float4)(e[(g + 1) & 7], e[(g + 2) & 7], 1.0f, -0.0f);
+    #pragma nounroll
+    for (uint i = 0; i < trips; i++) {
+        u = u * 6364136223846793005ul + i; d = d + (double)a[i & 7]; x = x + *p; y = y * one;
+        h = h + (half)1.0f; b = !b; p = (p == a + 7) ? a : p + 1; v = v.yzwx + (float4)(x);
+    }
+    of[g] = x; oy[g] = y; od[g] = d; ou[g] = u; oh[g] = h; ov[g] = v; ob[g] = b;
+}'''
+if "cl_khr_fp16" not in dev.extensions:
+    src = src.replace("half", "float").replace("#pragma OPENCL EXTENSION cl_khr_fp16 : enable", "")
+ht = np.float16 if "cl_khr_fp16" in dev.extensions else np.float32
+e = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45, 3.0e38, -2.5, 1.5e-39], np.float32)
+a = np.array([0.25, -0.0, 1e-45, 0.5, 0.0, -1.0, 1.5e-39, 2.0], np.float32)
+G, n = 64, 30000
+outs = [np.zeros(G, t) for t in (np.float32, np.float32, np.float64, np.uint64, ht, np.float32, np.uint32)]
+outs[5] = np.zeros((G, 4), np.float32)
+bufs = [buf(o) for o in outs]
+cl.Program(ctx, src).build().k(q, (G,), (16,), *bufs, buf(e), buf(a), np.float32(1.0), np.uint32(n))
+for o, bb in zip(outs, bufs):
+    cl.enqueue_copy(q, o, bb)
+q.finish()
+g = np.arange(G)
+trips = n + g * 37
+u = g.astype(np.uint64); d = e[g & 7].astype(np.float64); x = e[g & 7].copy(); y = e[(g + 3) & 7].copy()
+h = np.zeros(G, ht); b = np.zeros(G, bool); pi = (g & 7).copy()
+v = np.stack([e[(g + 1) & 7], e[(g + 2) & 7], np.ones(G, np.float32), np.full(G, -0.0, np.float32)], 1)
+with np.errstate(all="ignore"):
+    for i in range(trips.max()):
+        m = i < trips
+        u = np.where(m, u * np.uint64(6364136223846793005) + np.uint64(i), u)
+        d = np.where(m, d + np.float64(a[i & 7]), d)
+        x = np.where(m, x + a[pi], x)
+        y = np.where(m, y * np.float32(1.0), y)
+        h = np.where(m, h + ht(1.0), h)
+        b = np.where(m, ~b, b)
+        pi = np.where(m, np.where(pi == 7, 0, pi + 1), pi)
+        v = np.where(m[:, None], v[:, [1, 2, 3, 0]] + x[:, None], v)
+def same(got, want, name):
+    gi, wi = got.view(np.uint8), want.astype(got.dtype).view(np.uint8)
+    assert (gi == wi).all(), (name, got[:4], want[:4])
+for got, want, name in zip(outs, (x, y, d, u, h, v, b.astype(np.uint32)), "x y d u h v b".split()):
+    same(got, want, name)
+print("OK")
+""")
+
+
+def test_loops_in_a_row_with_values_between(python_with_icd):
+    # The first loop guarded by an `if`, a value read between the loops used after the second
+    # (pyopencl's debug scan's shape), a while loop with a data-dependent exit last.
+    run(python_with_icd, """
+src = '''kernel void k(global uint *o, global uint *t, uint n) {
+    uint g = get_global_id(0), s = g;
+    if (n > 3) {
+        #pragma nounroll
+        for (uint i = 0; i < n; i++) { s = s * 3u + i; t[g * 256 + (i & 255)] = s; }
+    }
+    uint last = t[g * 256 + ((n - 1) & 255)];
+    #pragma nounroll
+    for (uint i = 0; i < n + g; i++) s ^= t[g * 256 + (i & 255)] + last + i;
+    uint w = 0;
+    while (s > 1000u) { s = s / 3u + (s & 1u); w++; }
+    o[g] = s + (w << 16); }'''
+G = 16
+for n in (10, 20000):
+    t = buf(np.zeros(G * 256, np.uint32)); o = buf(np.zeros(G, np.uint32))
+    cl.Program(ctx, src).build().k(q, (G,), (8,), o, t, np.uint32(n))
+    r = np.empty(G, np.uint32); cl.enqueue_copy(q, r, o)
+    for g in range(G):
+        s = g; tt = [0] * 256
+        if n > 3:
+            for i in range(n):
+                s = (s * 3 + i) & M; tt[i & 255] = s
+        last = tt[(n - 1) & 255]
+        for i in range(n + g):
+            s ^= (tt[i & 255] + last + i) & M
+        w = 0
+        while s > 1000:
+            s = s // 3 + (s & 1); w += 1
+        assert r[g] == ((s + (w << 16)) & M), (n, g, r[g], s)
+print("OK")
+""")
+
+
+def test_work_before_and_inside_the_loop_happens_once(python_with_icd):
+    # What a work-item did before it suspended is not done again: atomics before, in and after
+    # the loop, and a printf before it, counted exactly.
+    result = run(python_with_icd, """
+src = '''kernel void k(global uint *c, global uint *o, uint n) {
+    uint g = get_global_id(0);
+    atomic_inc(&c[0]);
+    if (g == 0) printf("before the loop\\\\n");
+    uint s = g;
+    #pragma nounroll
+    for (uint i = 0; i < n; i++) { s = s * 1103515245u + (i ^ 12345u); if ((i & 1023u) == 0) atomic_add(&c[1], 1u); }
+    atomic_inc(&c[2]);
+    o[g] = s; }'''
+G, n = 32, 50000
+c = buf(np.zeros(3, np.uint32)); o = buf(np.zeros(G, np.uint32))
+cl.Program(ctx, src).build().k(q, (G,), (8,), c, o, np.uint32(n))
+r = np.empty(3, np.uint32); cl.enqueue_copy(q, r, c); q.finish()
+assert list(r) == [G, G * len(range(0, n, 1024)), G], r
+s = np.empty(G, np.uint32); cl.enqueue_copy(q, s, o)
+assert s[5] == lcg(n, 5)
+print("OK")
+""")
+    assert result.stdout.count("before the loop") == 1, result.stdout
+
+
+def test_what_follows_waits_for_every_pass(python_with_icd):
+    # A launch that takes several passes, then: a kernel reading its output in the same queue,
+    # a non-blocking read, a kernel in a second queue waiting on its event, an out-of-order
+    # queue's launch and a barrier; its profiling times span the passes.
+    run(python_with_icd, """
+import time
+lcg_prg = cl.Program(ctx, LCG).build()
+add = cl.Program(ctx, "kernel void a(global uint *o, global const uint *i) { o[get_global_id(0)] = i[get_global_id(0)] + 1u; }").build()
+G, n = 64, 40000
+want = lcg_ref(n, G)
+pq = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+q2 = cl.CommandQueue(ctx)
+o, o2, o3 = (cl.Buffer(ctx, mf.READ_WRITE, 4 * G) for _ in range(3))
+t = time.monotonic()
+ev = lcg_prg.k(pq, (G,), (16,), o, np.uint32(n))
+add.a(pq, (G,), None, o2, o)
+r = np.empty(G, np.uint32); cl.enqueue_copy(pq, r, o2, is_blocking=False)
+e3 = add.a(q2, (G,), None, o3, o, wait_for=[ev])
+r3 = np.empty(G, np.uint32); cl.enqueue_copy(q2, r3, o3)
+ev.wait()
+host = time.monotonic() - t
+pq.finish()
+assert (r == want + 1).all() and (r3 == want + 1).all()
+assert 0 < ev.profile.end - ev.profile.start <= host * 1e9, (ev.profile.start, ev.profile.end, host)
+oq = cl.CommandQueue(ctx, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+e1 = lcg_prg.k(oq, (G,), (16,), o, np.uint32(n + 1))
+cl.enqueue_barrier(oq)
+add.a(oq, (G,), None, o2, o)
+r = np.empty(G, np.uint32); cl.enqueue_copy(oq, r, o2); oq.finish()
+assert (r == lcg_ref(n + 1, G) + 1).all()
+print("OK")
+""")
+
+
+def test_non_uniform_work_groups_in_two_dimensions(python_with_icd):
+    # An OpenCL 2.0 range of 37 x 5 in groups of 8 x 2: several dispatches, each with its own
+    # records, and trip counts differing per work-item.
+    run(python_with_icd, """
+src = '''kernel void k(global uint *o, uint n) {
+    uint x = get_global_id(0), y = get_global_id(1), s = x + 100u * y;
+    #pragma nounroll
+    for (uint i = 0; i < n + x * 97u + y * 13u; i++) s = s * 1103515245u + (i ^ 12345u);
+    o[y * get_global_size(0) + x] = s; }'''
+n = 20000
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 37 * 5)
+cl.Program(ctx, src).build("-cl-std=CL2.0").k(q, (37, 5), (8, 2), o, np.uint32(n))
+r = np.empty(37 * 5, np.uint32); cl.enqueue_copy(q, r, o)
+for y in range(5):
+    for x in (0, 7, 8, 30, 36):
+        s = x + 100 * y
+        for i in range(n + x * 97 + y * 13):
+            s = (s * 1103515245 + (i ^ 12345)) & M
+        assert r[y * 37 + x] == s, (x, y)
+print("OK")
+""")

@@ -1,0 +1,87 @@
+"""vkcl.compiler.spirv_resume: which entry points become resumable, that the result validates for
+Vulkan 1.3 (with the loop-cut probe after it, as on lavapipe), and that other devices' SPIR-V is
+unchanged (tests/icd/test_resumed_loops.py: what the passes compute)."""
+import shutil
+import subprocess
+
+import pytest
+
+from vkcl import compiler
+from vkcl.compiler import spirv_loop_cuts, spirv_resume
+
+LLVMPIPE = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000, resume_limit=7500)
+OTHER = compiler.DeviceCaps()
+
+SHAPES = {
+    # two loops in a row, a value between them, the first guarded by an `if`
+    "sequential": """kernel void k(global uint *o, global uint *t, uint n) {
+        uint s = 0;
+        if (n > 3) { for (uint i = 0; i < n; i++) { s = s * 3u + i; t[i & 255] = s; } }
+        uint last = t[n & 255];
+        for (uint i = 0; i < n; i++) s ^= t[i & 255] + last;
+        o[get_global_id(0)] = s; }""",
+    # state of many types: ulong, double, float, half, bool, a pointer that moves, a vector
+    "types": """#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global float *o, global const float *a, uint n) {
+        ulong u = get_global_id(0); double d = a[0]; float x = a[1]; half h = (half)a[2]; bool b = false;
+        global const float *p = a; float4 v = (float4)(a[3]);
+        #pragma nounroll
+        for (uint i = 0; i < n; i++) {
+            u = u * 6364136223846793005ul + i; d += a[i & 7]; x += *p; h += (half)1.0f; b = !b;
+            p = (p == a + 7) ? a : p + 1; v = v.yzwx + (float4)(x);
+        }
+        o[get_global_id(0)] = (float)u + (float)d + x + (float)h + (b ? 1.0f : 0.0f) + v.x; }""",
+    # break, continue and a return inside the loop, a while loop after it
+    "exits": """kernel void k(global uint *o, global const uint *a, uint n) {
+        uint s = get_global_id(0);
+        for (uint i = 0; i < n; i++) { if (a[i & 15] == 7) continue; if (s == 99) break; if (s == 98) return; s += a[i & 15]; }
+        while (s > 1000) s = s / 3;
+        o[get_global_id(0)] = s; }""",
+}
+
+
+def _val(tmp_path, data: bytes) -> None:
+    (tmp_path / "m.spv").write_bytes(data)
+    r = subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(tmp_path / "m.spv")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_resumable_shapes_validate(tmp_path, shape):
+    r = compiler.compile_source(SHAPES[shape], "", LLVMPIPE)
+    assert r.ok, r.log
+    assert set(spirv_resume.resumed_entry_points(r.spirv)) == {"k"}
+    assert spirv_loop_cuts.instrumented(r.spirv)  # the probe shares the word's constants
+    _val(tmp_path, r.spirv)
+
+
+def test_kernels_it_leaves_alone():
+    barrier = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = 0;
+        for (uint i = 0; i < n; i++) { l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); s += l[(get_local_id(0) + 1) & 63]; }
+        o[get_global_id(0)] = s; }"""
+    private_array = """kernel void k(global uint *o, uint n, uint j) { uint p[16];
+        for (uint i = 0; i < 16; i++) p[i] = i * j;
+        uint s = 0; for (uint i = 0; i < n; i++) s += p[(i * j) & 15];
+        o[get_global_id(0)] = s; }"""
+    no_loops = "kernel void k(global uint *o) { o[get_global_id(0)] = 1; }"
+    for src in (barrier, private_array, no_loops):
+        r = compiler.compile_source(src, "", LLVMPIPE)
+        assert r.ok, r.log
+        assert spirv_resume.resumed_entry_points(r.spirv) == {}, src
+
+
+def test_other_devices_spirv_is_unchanged():
+    # resume_limit is 0 everywhere but llvmpipe: the pass is not run there
+    for src in SHAPES.values():
+        r = compiler.compile_source(src, "", OTHER)
+        assert r.ok, r.log
+        assert spirv_resume.resumed_entry_points(r.spirv) == {}
+
+
+def test_record_stride_covers_the_saved_words():
+    r = compiler.compile_source(SHAPES["types"], "", LLVMPIPE)
+    stride = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    # epoch and loop number, then at least u (2 words), d (2), x, h, b, p (2), v (4)
+    assert stride >= 4 * (spirv_resume.RECORD_WORDS + 13) and stride % 8 == 0

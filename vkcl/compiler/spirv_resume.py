@@ -1,0 +1,839 @@
+"""Long loops on llvmpipe run in several passes: a loop suspends before llvmpipe's budget of
+loop back-edges is spent, and the runtime dispatches the kernel again to resume it (llvmpipe
+only: DeviceCaps.resume_limit; spirv_fixes runs it before spirv_loop_cuts; the runtime side is
+core/resume.py).
+
+llvmpipe (Mesa 22.3) gives each shader invocation, a batch of up to 8 work-items, one budget of
+65,535 back-edges for all its loops and then cuts every loop short (docs/architecture.md,
+"Loops on lavapipe"). No rewrite inside one invocation escapes it, since the count is the
+invocation's; a second invocation starts afresh. So each outermost loop of an entry point
+(one not inside another loop) checks, at each trip, a count of the back-edges its work-item
+took in all the function's loops (a Function variable every loop header increments); past
+`limit` the work-item stores the loop's state in a record of its own and returns:
+  - the loop header's phis (its loop-carried values),
+  - the values defined before the loop and used in it or after it that cannot be computed again
+    (those that can, from constants, builtins and push constants, are computed again);
+then marks the dispatch's header. The runtime sees the mark and dispatches again ("a pass"):
+each work-item whose record holds this launch's epoch and a loop number jumps to a copy of the
+function from that loop's header on, with the values read back, and clears its loop number;
+the others return at once. `limit` is llvmpipe's budget over its lanes (a batch spends the
+largest of its work-items' counts per loop, at most their sum).
+
+Where the state lives: the device's loop word (core/loop_cuts.py, its address in spirv_loop_cuts'
+specialization constants) holds at byte 16 the address of the running dispatch's header:
+suspended flag, epoch, pass, work-group size, record area, and the dispatch's base group and
+group counts (HEADER). A work-item's record is at area + index * stride: the epoch, the loop
+number, then the saved values as 32-bit words. Each changed entry point is named in an OpString
+"vkcl.resume <entry point> <stride>".
+
+Left alone: entry points with barriers, calls, Function variables or Workgroup memory, and loops
+whose saved values include a pointer that is not a physical address nor computed from
+module-scope variables, or whose blocks hold an instruction of an unknown operand layout.
+"""
+from __future__ import annotations
+
+from array import array
+
+from vkcl.compiler import spirv, spirv_loop_cuts
+from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
+from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE, Module, instruction as _inst
+
+MARK = "vkcl.resume"
+WORD_HEADER = 16  # byte offset, in the loop word, of the running dispatch's header address
+# Header fields (byte offsets): written by the host before a pass, the flag by the kernel.
+SUSPENDED, EPOCH, PASS, GROUP_SIZE, AREA, BASE, COUNTS, HEADER = 0, 4, 8, 12, 16, 24, 36, 48
+RECORD_WORDS = 2  # epoch, loop number; then the saved words
+
+OP_STRING, OP_NAME, OP_ENTRY_POINT, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID = 7, 5, 15, 16, 331
+OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_ARRAY = 20, 21, 22, 23, 28
+OP_TYPE_STRUCT, OP_TYPE_POINTER, OP_CONSTANT, OP_SPEC_CONSTANT = 30, 32, 43, 50
+OP_FUNCTION_CALL, OP_VARIABLE, OP_LOAD, OP_STORE, OP_ACCESS_CHAIN = 57, 59, 61, 62, 65
+OP_DECORATE, OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT = 71, 80, 81
+OP_U_CONVERT, OP_CONVERT_PTR_TO_U, OP_CONVERT_U_TO_PTR, OP_BITCAST = 113, 117, 120, 124
+OP_I_ADD, OP_I_SUB, OP_I_MUL, OP_LOGICAL_AND, OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL = 128, 130, 132, 167, 169, 170, 171
+OP_U_GREATER_THAN_EQUAL, OP_SHIFT_RIGHT_LOGICAL, OP_SHIFT_LEFT_LOGICAL, OP_BITWISE_OR = 174, 194, 196, 197
+OP_CONTROL_BARRIER, OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE, OP_LABEL = 224, 245, 246, 247, 248
+OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE = 249, 250, 251, 253, 254, 255
+OP_FUNCTION = 54
+SC_INPUT, SC_UNIFORM_CONSTANT, SC_UNIFORM, SC_FUNCTION, SC_PUSH_CONSTANT = 1, 0, 2, 7, 9
+SC_WORKGROUP, SC_PHYSICAL = 4, spirv.SC_PHYSICAL_STORAGE_BUFFER
+DECORATION_BUILTIN, BUILTIN_WORKGROUP_ID, BUILTIN_LOCAL_INDEX = 11, 26, 29
+ALIGNED, CAPABILITY_INT16 = 2, 22
+# Computed again on resumption rather than saved: instructions without side effects whose
+# operands are module-scope or themselves computed again; loads only from memory a launch
+# cannot change.
+_PURE = (frozenset(range(109, 206)) | {65, 66, 67, 70, 77, 78, 79, 80, 81, 82, 83, 400, 12}) - {OP_FUNCTION_CALL}
+_READ_ONLY = (SC_INPUT, SC_UNIFORM_CONSTANT, SC_UNIFORM, SC_PUSH_CONSTANT)
+_TERMINATORS = (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE)
+_LAYOUT_KNOWN = _COPYABLE | {OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE, OP_LABEL}
+
+
+def _op(inst: array) -> int:
+    return inst[0] & 0xFFFF
+
+
+def _result(inst: array) -> int | None:
+    op = _op(inst)
+    if op == OP_LABEL:
+        return inst[1]
+    return inst[2] if op not in _NO_RESULT_TYPE and len(inst) > 2 else None
+
+
+def _targets(block: list[array]) -> list[int]:
+    term = block[-1]
+    op = _op(term)
+    if op == OP_BRANCH:
+        return [term[1]]
+    if op == OP_BRANCH_CONDITIONAL:
+        return list(term[2:4])
+    if op == OP_SWITCH:
+        return [term[2]] + list(term[4::2])
+    return []
+
+
+def _named(block: list[array]) -> list[int]:
+    """Successors and the blocks its merge instruction names."""
+    extra = list(block[-2][1:3]) if len(block) > 1 and _op(block[-2]) == OP_LOOP_MERGE else (
+        [block[-2][1]] if len(block) > 1 and _op(block[-2]) == OP_SELECTION_MERGE else [])
+    return _targets(block) + extra
+
+
+def resumed_entry_points(data: bytes) -> dict[str, int]:
+    """Entry point name -> record stride in bytes, of the entry points this pass changed."""
+    words = spirv.to_words(data)
+    out = {}
+    for pos, op, n in spirv.instructions(words):
+        if op == OP_STRING:
+            text, _ = spirv.literal_string(words, pos + 2, pos + n)
+            parts = text.split(" ")
+            if len(parts) == 3 and parts[0] == MARK:
+                out[parts[1]] = int(parts[2])
+    return out
+
+
+def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
+    """The module with its entry points' outermost loops made to suspend past `limit`
+    back-edges (see the docstring); `budget`: at most this many instructions copied in all."""
+    m = Module(data)
+    if not any(_op(i) == OP_LOOP_MERGE for i in m.insts):
+        return data
+    if not any(_op(i) == 14 and i[1] == 5348 for i in m.insts):  # PhysicalStorageBuffer64 addressing
+        return data
+    entries = {i[2]: i for i in m.insts if _op(i) == OP_ENTRY_POINT and i[1] == 5}  # GLCompute
+    variables = {i[2]: i[3] for i in m.insts if _op(i) == OP_VARIABLE and i[3] != SC_FUNCTION}
+    builder = _Builder(m, limit, variables)
+    changed = []
+    out, i = [], 0
+    while i < len(m.insts):
+        inst = m.insts[i]
+        if _op(inst) != OP_FUNCTION:
+            out.append(inst)
+            i += 1
+            continue
+        j = next(k for k in range(i, len(m.insts)) if _op(m.insts[k]) == 56)
+        function = m.insts[i:j + 1]
+        done = None
+        if inst[2] in entries and builder.budget_left(budget):
+            done = builder.function(function)
+        if done is None:
+            out += function
+        else:
+            out += done[0]
+            changed.append((entries[inst[2]], done[1]))
+        i = j + 1
+    if not changed:
+        return data
+    m.insts = out
+    builder.finish(changed)
+    return m.to_bytes()
+
+
+class _Builder:
+    def __init__(self, m: Module, limit: int, variables: dict[int, int]):
+        self.m, self.limit, self.variables = m, limit, variables
+        self.copied = 0
+        self.decorations: dict[int, list[array]] = {}
+        for inst in m.insts:
+            if _op(inst) == OP_DECORATE:
+                self.decorations.setdefault(inst[1], []).append(inst)
+        self.new_decorations: list[array] = []
+        self.builtins: dict[int, int] = {}
+        for inst in m.insts:
+            if _op(inst) == OP_DECORATE and len(inst) == 4 and inst[2] == DECORATION_BUILTIN:
+                self.builtins[inst[3]] = inst[1]
+        self.added_inputs: list[int] = []
+        self.undefs: dict[int, int] = {}
+        m.insts = list(m.insts)
+        u = self.uint = m.int_type(32)
+        self.ulong = m.int_type(64)
+        self.bool = m.bool_type()
+        self.psb_uint = m.pointer_type(SC_PHYSICAL, u)
+        self.psb_ulong = m.pointer_type(SC_PHYSICAL, self.ulong)
+        self.v3uint = m.find_type(OP_TYPE_VECTOR, u, 3)
+        self.fn_uint = m.pointer_type(SC_FUNCTION, u)
+        self.spec = self._spec_word()
+
+    # -- module-level pieces ------------------------------------------------------------------
+    def _spec_word(self) -> tuple[int, int]:
+        """The loop word's address halves: spirv_loop_cuts' specialization constants, declared
+        here when the module has none yet (the probe then finds them)."""
+        ids = spirv_loop_cuts.spec_word_constants(self.m)
+        if ids is not None:
+            return ids
+        halves = []
+        for spec_id in spirv_loop_cuts.SPEC_WORD:
+            rid = self.m.new_id()
+            self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, rid, 0))
+            self.new_decorations.append(_inst(OP_DECORATE, rid, 1, spec_id))
+            halves.append(rid)
+        return halves[0], halves[1]
+
+    def _builtin(self, which: int, type_id: int) -> int | None:
+        var = self.builtins.get(which)
+        if var is not None:
+            ptr = self.m.type_of.get(var)
+            return var if ptr is not None and self.m.pointee(ptr) == (SC_INPUT, type_id) else None
+        var = self.builtins[which] = self.m.new_id()
+        self.m.declare(_inst(OP_VARIABLE, self.m.pointer_type(SC_INPUT, type_id), var, SC_INPUT))
+        self.m.type_of[var] = self.m.pointer_type(SC_INPUT, type_id)
+        self.new_decorations.append(_inst(OP_DECORATE, var, DECORATION_BUILTIN, which))
+        self.added_inputs.append(var)
+        return var
+
+    def budget_left(self, budget: int) -> bool:
+        return self.copied < budget
+
+    def finish(self, changed: list) -> None:
+        m = self.m
+        first_annotation = next(k for k, i in enumerate(m.insts) if 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
+        m.insts[first_annotation:first_annotation] = self.new_decorations
+        debug_at = next(k for k, i in enumerate(m.insts) if _op(i) in (2, 3, 4, OP_STRING, OP_NAME, 6, 330)
+                        or 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
+        strings = []
+        for entry, stride in changed:
+            name, _ = spirv.literal_string(entry, 3, len(entry))
+            strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride}")))
+            used = set(entry[3 + len(spirv.string_words(name)):])
+            for var in (self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_INDEX]):
+                if var not in used:
+                    entry.append(var)
+                    entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
+        m.insts[debug_at:debug_at] = strings
+
+    # -- one entry point ----------------------------------------------------------------------
+    def function(self, function: list[array]):
+        m = self.m
+        head, blocks, end = spirv.function_blocks(function)
+        if len(head) != 1:
+            return None  # parameters
+        body = [inst for b in blocks for inst in b]
+        for inst in body:
+            op = _op(inst)
+            if op in (OP_FUNCTION_CALL, OP_CONTROL_BARRIER) or (op == OP_VARIABLE):
+                return None
+            if any(self.variables.get(w) == SC_WORKGROUP for w in inst[1:]):
+                return None
+        if (self._builtin(BUILTIN_WORKGROUP_ID, self.v3uint) is None
+                or self._builtin(BUILTIN_LOCAL_INDEX, self.uint) is None):
+            return None
+        f = _Function(self, blocks)
+        loops = f.plan()
+        if not loops:
+            return None
+        return f.emit(head, end, loops)
+
+    # -- value words ---------------------------------------------------------------------------
+    def leaves(self, type_id: int) -> int | None:
+        """How many 32-bit words a value of this type takes; None: not storable."""
+        m = self.m
+        kind = m.kind(type_id)
+        t = m.types.get(type_id)
+        if kind == OP_TYPE_BOOL:
+            return 1
+        if kind in (OP_TYPE_INT, OP_TYPE_FLOAT):
+            width = t[2]
+            if kind == OP_TYPE_INT and width < 32 and t[3]:
+                return None
+            return 2 if width == 64 else 1
+        if kind == OP_TYPE_POINTER:
+            return 2 if t[2] == SC_PHYSICAL else None
+        if kind == OP_TYPE_VECTOR:
+            one = self.leaves(t[2])
+            return None if one is None else one * t[3]
+        if kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
+            members = m.members(type_id)
+            if members is None:
+                return None
+            sizes = [self.leaves(x) for x in members]
+            return None if None in sizes else sum(sizes)
+        return None
+
+    def to_words(self, value: int, type_id: int, out: list[array]) -> list[int]:
+        """Instructions (appended to `out`) taking `value` apart into uint words."""
+        m, u, new = self.m, self.uint, self.m.new_id
+        kind, t = m.kind(type_id), m.types[type_id]
+        if kind == OP_TYPE_BOOL:
+            w = new()
+            out.append(_inst(OP_SELECT, u, w, value, m.constant(u, 1), m.constant(u, 0)))
+            return [w]
+        if kind == OP_TYPE_VECTOR or kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
+            members = [t[2]] * t[3] if kind == OP_TYPE_VECTOR else m.members(type_id)
+            words = []
+            for k, member in enumerate(members):
+                part = new()
+                out.append(_inst(OP_COMPOSITE_EXTRACT, member, part, value, k))
+                words += self.to_words(part, member, out)
+            return words
+        if kind == OP_TYPE_POINTER:
+            as_int = new()
+            out.append(_inst(OP_CONVERT_PTR_TO_U, self.ulong, as_int, value))
+            return self.to_words(as_int, self.ulong, out)
+        width = t[2]
+        if kind == OP_TYPE_FLOAT:
+            if width == 16:  # taken apart bit for bit as a ushort (llvmpipe has shaderInt16)
+                m.capabilities.add(CAPABILITY_INT16)
+            as_int_type = m.int_type(width)
+            as_int = new()
+            out.append(_inst(OP_BITCAST, as_int_type, as_int, value))
+            return self.to_words(as_int, as_int_type, out)
+        if width == 64:
+            lo, shifted, hi = new(), new(), new()
+            out += [_inst(OP_U_CONVERT, u, lo, value),
+                    _inst(OP_SHIFT_RIGHT_LOGICAL, self.ulong, shifted, value, m.constant(self.ulong, 32)),
+                    _inst(OP_U_CONVERT, u, hi, shifted)]
+            return [lo, hi]
+        if width < 32:
+            w = new()
+            out.append(_inst(OP_U_CONVERT, u, w, value))
+            return [w]
+        if type_id != u:
+            w = new()
+            out.append(_inst(OP_BITCAST, u, w, value))
+            return [w]
+        return [value]
+
+    def from_words(self, words: list[int], type_id: int, out: list[array]) -> int:
+        """Instructions putting a value of `type_id` together from uint words (consumed)."""
+        m, u, new = self.m, self.uint, self.m.new_id
+        kind, t = m.kind(type_id), m.types[type_id]
+        if kind == OP_TYPE_BOOL:
+            v = new()
+            out.append(_inst(OP_I_NOT_EQUAL, self.bool, v, words.pop(0), m.constant(u, 0)))
+            return v
+        if kind == OP_TYPE_VECTOR or kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
+            members = [t[2]] * t[3] if kind == OP_TYPE_VECTOR else m.members(type_id)
+            parts = [self.from_words(words, member, out) for member in members]
+            v = new()
+            out.append(_inst(OP_COMPOSITE_CONSTRUCT, type_id, v, *parts))
+            return v
+        if kind == OP_TYPE_POINTER:
+            as_int = self.from_words(words, self.ulong, out)
+            v = new()
+            out.append(_inst(OP_CONVERT_U_TO_PTR, type_id, v, as_int))
+            return v
+        width = t[2]
+        if kind == OP_TYPE_FLOAT:
+            as_int = self.from_words(words, m.int_type(width), out)
+            v = new()
+            out.append(_inst(OP_BITCAST, type_id, v, as_int))
+            return v
+        if width == 64:
+            lo, hi, lo64, hi64, shifted, v = (new() for _ in range(6))
+            out += [_inst(OP_U_CONVERT, self.ulong, lo64, words.pop(0)),
+                    _inst(OP_U_CONVERT, self.ulong, hi64, words.pop(0)),
+                    _inst(OP_SHIFT_LEFT_LOGICAL, self.ulong, shifted, hi64, m.constant(self.ulong, 32)),
+                    _inst(OP_BITWISE_OR, self.ulong, lo, lo64, shifted)]
+            if type_id == self.ulong:
+                return lo
+            out.append(_inst(OP_BITCAST, type_id, v, lo))
+            return v
+        if width < 32:
+            v = new()
+            out.append(_inst(OP_U_CONVERT, type_id, v, words.pop(0)))
+            return v
+        if type_id != u:
+            v = new()
+            out.append(_inst(OP_BITCAST, type_id, v, words.pop(0)))
+            return v
+        return words.pop(0)
+
+    # -- memory ---------------------------------------------------------------------------------
+    def address(self, base: int, offset: int, out: list[array]) -> int:
+        if not offset:
+            return base
+        a = self.m.new_id()
+        out.append(_inst(OP_I_ADD, self.ulong, a, base, self.m.constant(self.ulong, offset)))
+        return a
+
+    def load(self, base: int, offset: int, type_id: int, out: list[array]) -> int:
+        ptr_type = self.psb_uint if type_id == self.uint else self.psb_ulong
+        a, p, v = self.address(base, offset, out), self.m.new_id(), self.m.new_id()
+        out += [_inst(OP_CONVERT_U_TO_PTR, ptr_type, p, a),
+                _inst(OP_LOAD, type_id, v, p, ALIGNED, 4 if type_id == self.uint else 8)]
+        return v
+
+    def store(self, base: int, offset: int, value: int, out: list[array]) -> None:
+        a, p = self.address(base, offset, out), self.m.new_id()
+        out += [_inst(OP_CONVERT_U_TO_PTR, self.psb_uint, p, a), _inst(OP_STORE, p, value, ALIGNED, 4)]
+
+    def record(self, header: int, stride: int, out: list[array]) -> int:
+        """The address of this work-item's record (see the module docstring)."""
+        m, u, new = self.m, self.uint, self.m.new_id
+        size = self.load(header, GROUP_SIZE, u, out)
+        area = self.load(header, AREA, self.ulong, out)
+        base = [self.load(header, BASE + 4 * d, u, out) for d in range(3)]
+        counts = [self.load(header, COUNTS + 4 * d, u, out) for d in range(2)]
+        wid, lidx = new(), new()
+        out += [_inst(OP_LOAD, self.v3uint, wid, self.builtins[BUILTIN_WORKGROUP_ID]),
+                _inst(OP_LOAD, u, lidx, self.builtins[BUILTIN_LOCAL_INDEX])]
+        g = []
+        for d in range(3):
+            c, rel = new(), new()
+            out += [_inst(OP_COMPOSITE_EXTRACT, u, c, wid, d), _inst(OP_I_SUB, u, rel, c, base[d])]
+            g.append(rel)
+        t1, t2, t3, group, t5, index, index64, offset, rec = (new() for _ in range(9))
+        out += [_inst(OP_I_MUL, u, t1, g[2], counts[1]), _inst(OP_I_ADD, u, t2, t1, g[1]),
+                _inst(OP_I_MUL, u, t3, t2, counts[0]), _inst(OP_I_ADD, u, group, t3, g[0]),
+                _inst(OP_I_MUL, u, t5, group, size), _inst(OP_I_ADD, u, index, t5, lidx),
+                _inst(OP_U_CONVERT, self.ulong, index64, index),
+                _inst(OP_I_MUL, self.ulong, offset, index64, m.constant(self.ulong, stride)),
+                _inst(OP_I_ADD, self.ulong, rec, area, offset)]
+        return rec
+
+
+class _Loop:
+    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words")
+
+
+class _Function:
+    """One entry point's blocks and what resuming its outermost loops takes."""
+
+    def __init__(self, b: _Builder, blocks: list[list[array]]):
+        self.b, self.m = b, b.m
+        self.blocks = blocks
+        self.by_label = {blk[0][1]: blk for blk in blocks}
+        self.defined_in: dict[int, int] = {}
+        self.defs: dict[int, array] = {}
+        for blk in blocks:
+            for inst in blk:
+                rid = _result(inst)
+                if rid is not None:
+                    self.defined_in[rid] = blk[0][1]
+                    self.defs[rid] = inst
+
+    def plan(self) -> list[_Loop]:
+        headers = [blk[0][1] for blk in self.blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
+        bodies = {h: self._body(h) for h in headers}
+        outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+        loops = []
+        for h in outermost:
+            loop = self._loop(h, len(loops) + 1)
+            if loop is not None:
+                loops.append(loop)
+        return loops
+
+    def _body(self, header: int) -> set[int]:
+        merge = self.by_label[header][-2][1]
+        seen, stack = set(), [header]
+        while stack:
+            label = stack.pop()
+            if label in seen or label == merge:
+                continue
+            seen.add(label)
+            stack += [s for s in _targets(self.by_label[label]) if s != header]
+        return seen
+
+    def _reach(self, header: int) -> set[int]:
+        seen, stack = set(), [header]
+        while stack:
+            label = stack.pop()
+            if label in seen:
+                continue
+            seen.add(label)
+            stack += _named(self.by_label[label])
+        return seen
+
+    def _loop(self, header: int, number: int) -> _Loop | None:
+        m, b = self.m, self.b
+        blk = self.by_label[header]
+        merge, cont = blk[-2][1], blk[-2][2]
+        term = blk[-1]
+        if _op(term) == OP_SWITCH:
+            return None
+        if _op(term) == OP_BRANCH_CONDITIONAL and not ({merge, cont, header} & set(term[2:4])):
+            return None  # the header branches two ways inside the loop: it keeps its merge instruction
+        region = self._reach(header)
+        insts = [i for label in region for i in self.by_label[label]]
+        if any(_op(i) not in _LAYOUT_KNOWN for i in insts):
+            return None
+        for i in insts:
+            if _op(i) == OP_SWITCH and m.types[m.type_of.get(i[1], b.uint)][2] != 32:
+                return None
+        phis = [(i[2], i[1]) for i in blk if _op(i) == OP_PHI]
+        outside: list[int] = []
+        seen = set()
+        for i in insts:
+            for k in _ids(i):
+                v = i[k]
+                if v in seen or v not in self.defined_in or self.defined_in[v] in region:
+                    continue
+                if _op(self.defs[v]) == OP_LABEL:
+                    continue
+                seen.add(v)
+                outside.append(v)
+        saved, remat = [], []
+        for v in outside:
+            if self._computable(v, region, remat):
+                continue
+            t = self.defs[v][1]
+            if b.leaves(t) is None:
+                return None
+            saved.append((v, t))
+        if any(b.leaves(t) is None for _, t in phis):
+            return None
+        loop = _Loop()
+        loop.number, loop.header, loop.merge, loop.cont, loop.region = number, header, merge, cont, region
+        loop.phis, loop.saved, loop.remat = phis, saved, remat
+        loop.words = sum(b.leaves(t) for _, t in phis + saved)
+        b.copied += len(insts)
+        return loop
+
+    def _computable(self, v: int, region: set[int], order: list[int], depth: int = 0) -> bool:
+        """Whether `v` can be computed again from module-scope values (appending it, after what it
+        needs, to `order`)."""
+        if v in order:
+            return True
+        inst = self.defs.get(v)
+        if inst is None or depth > 12:
+            return False
+        op = _op(inst)
+        if op == OP_LOAD:
+            ptr_type = self.m.type_of.get(inst[3])
+            if ptr_type is None or (self.m.pointee(ptr_type) or (None,))[0] not in _READ_ONLY:
+                return False
+        elif op not in _PURE:
+            return False
+        for k in _ids(inst):
+            w = inst[k]
+            if w in self.defined_in and not self._computable(w, region, order, depth + 1):
+                return False
+        order.append(v)
+        return True
+
+    # -- output ----------------------------------------------------------------------------------
+    def emit(self, head: list[array], end: list[array], loops: list[_Loop]):
+        b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
+        stride = 4 * (RECORD_WORDS + max(loop.words for loop in loops))
+        self.stride = stride = -(-stride // 8) * 8
+        entry, load_word, have_word, load_pass, have_pass, resume_check, done = (new() for _ in range(7))
+        unreachable_sw, unreachable = new(), new()
+        self.counter = new()
+        # The word's address, and in it the running dispatch's header: read only where given (a
+        # pipeline made without the word, or a dispatch without a header, runs as before).
+        lo, hi, shifted, word, given_w, hdr, given_h, pass_, later = (new() for _ in range(9))
+        first = [_inst(OP_LABEL, entry), _inst(OP_VARIABLE, b.fn_uint, self.counter, SC_FUNCTION, m.constant(u, 0)),
+                 _inst(OP_U_CONVERT, b.ulong, lo, b.spec[0]), _inst(OP_U_CONVERT, b.ulong, hi, b.spec[1]),
+                 _inst(OP_SHIFT_LEFT_LOGICAL, b.ulong, shifted, hi, m.constant(b.ulong, 32)),
+                 _inst(OP_BITWISE_OR, b.ulong, word, lo, shifted),
+                 _inst(OP_I_NOT_EQUAL, b.bool, given_w, word, m.constant(b.ulong, 0)),
+                 _inst(OP_SELECTION_MERGE, have_word, 0), _inst(OP_BRANCH_CONDITIONAL, given_w, load_word, have_word)]
+        read_word = [_inst(OP_LABEL, load_word)]
+        at_word = b.load(word, WORD_HEADER, b.ulong, read_word)
+        read_word.append(_inst(OP_BRANCH, have_word))
+        with_word = [_inst(OP_LABEL, have_word),
+                     _inst(OP_PHI, b.ulong, hdr, at_word, load_word, m.constant(b.ulong, 0), entry),
+                     _inst(OP_I_NOT_EQUAL, b.bool, given_h, hdr, m.constant(b.ulong, 0)),
+                     _inst(OP_SELECTION_MERGE, have_pass, 0), _inst(OP_BRANCH_CONDITIONAL, given_h, load_pass, have_pass)]
+        read_pass = [_inst(OP_LABEL, load_pass)]
+        at_pass = b.load(hdr, PASS, u, read_pass)
+        read_pass.append(_inst(OP_BRANCH, have_pass))
+        orig_entry = self.blocks[0][0][1]
+        with_pass = [_inst(OP_LABEL, have_pass),
+                     _inst(OP_PHI, u, pass_, at_pass, load_pass, m.constant(u, 0), have_word),
+                     _inst(OP_I_NOT_EQUAL, b.bool, later, pass_, m.constant(u, 0)),
+                     _inst(OP_SELECTION_MERGE, unreachable, 0),
+                     _inst(OP_BRANCH_CONDITIONAL, later, resume_check, orig_entry)]
+        self.header, self.given = hdr, given_h
+        # Later passes: this work-item's record says where it resumes (its loop number, when
+        # the epoch is this launch's), else it is done.
+        rc = [_inst(OP_LABEL, resume_check)]
+        rec = b.record(hdr, stride, rc)
+        epoch_rec = b.load(rec, 0, u, rc)
+        number = b.load(rec, 4, u, rc)
+        epoch = b.load(hdr, EPOCH, u, rc)
+        mine, sel = new(), new()
+        res_labels = {loop.number: new() for loop in loops}
+        rc += [_inst(OP_I_EQUAL, b.bool, mine, epoch_rec, epoch),
+               _inst(OP_SELECT, u, sel, mine, number, m.constant(u, 0)),
+               _inst(OP_SELECTION_MERGE, unreachable_sw, 0),
+               _inst(OP_SWITCH, sel, done, *[w for lp in loops for w in (lp.number, res_labels[lp.number])])]
+        out_blocks = [first, read_word, with_word, read_pass, with_pass]
+        out_blocks += self._with_checks(self.blocks, {lp.header: lp for lp in loops}, {})
+        out_blocks += [rc, [_inst(OP_LABEL, done), _inst(OP_RETURN)]]
+        for loop in loops:
+            out_blocks += self._copy(loop, res_labels[loop.number], loops)
+        out_blocks += [[_inst(OP_LABEL, unreachable_sw), _inst(OP_UNREACHABLE)],
+                       [_inst(OP_LABEL, unreachable), _inst(OP_UNREACHABLE)]]
+        return head + [i for blk in out_blocks for i in blk] + end, stride
+
+    def _copy(self, loop: _Loop, res_label: int, loops: list[_Loop]) -> list[list[array]]:
+        """RES: the record read back, the rest computed again, then a copy of the blocks from the
+        loop's header on."""
+        b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
+        res = [_inst(OP_LABEL, res_label)]
+        rec = b.record(self.header, self.stride, res)
+        b.store(rec, 4, m.constant(u, 0), res)
+        words = [b.load(rec, 4 * (RECORD_WORDS + k), u, res) for k in range(loop.words)]
+        names: dict[int, int] = {}
+        phi_values = [b.from_words(words, t, res) for _, t in loop.phis]
+        for v, t in loop.saved:
+            names[v] = b.from_words(words, t, res)
+        for v in loop.remat:
+            inst = array("I", self.defs[v])
+            for k in _ids(inst):
+                inst[k] = names.get(inst[k], inst[k])
+            names[v] = inst[2] = new()
+            res.append(inst)
+            self._decorate_copy(v, names[v])
+        for label in loop.region:
+            for inst in self.by_label[label]:
+                rid = _result(inst)
+                if rid is not None:
+                    names[rid] = new()
+                    self._decorate_copy(rid, names[rid])
+        res.append(_inst(OP_BRANCH, names[loop.header]))
+        copied = []
+        for blk in self.blocks:
+            label = blk[0][1]
+            if label not in loop.region:
+                continue
+            out = []
+            for inst in blk:
+                op = _op(inst)
+                c = array("I", inst)
+                if op == OP_PHI:
+                    pairs = [(inst[k], inst[k + 1]) for k in range(3, len(inst), 2)]
+                    if label == loop.header:
+                        value = phi_values[[p for p, _ in loop.phis].index(inst[2])]
+                        pairs = [(v, p) for v, p in pairs if p in loop.region] + [(value, res_label)]
+                    else:
+                        pairs = [(v, p) for v, p in pairs if p in loop.region]
+                    c = _inst(OP_PHI, inst[1], inst[2], *[w for v, p in pairs for w in (v, p)])
+                for k in _ids(c) if op != OP_LABEL else ():
+                    c[k] = names.get(c[k], c[k])
+                if op == OP_PHI:
+                    for k in range(4, len(c), 2):
+                        c[k] = names.get(c[k], c[k])
+                if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_SELECTION_MERGE, OP_LOOP_MERGE):
+                    for k in _label_positions(c):
+                        c[k] = names.get(c[k], c[k])
+                rid = _result(inst)
+                if rid is not None:
+                    c[1 if op == OP_LABEL else 2] = names[rid]
+                out.append(c)
+            copied.append(out)
+        order = _reverse_postorder(copied, names[loop.header])
+        inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
+        return [res] + self._with_checks(order, inside, names)
+
+    def _decorate_copy(self, old: int, new_id: int) -> None:
+        for inst in self.b.decorations.get(old, ()):
+            c = array("I", inst)
+            c[1] = new_id
+            self.b.new_decorations.append(c)
+
+    def _with_checks(self, blocks: list[list[array]], loops: dict[int, _Loop], names: dict[int, int]
+                     ) -> list[list[array]]:
+        """`blocks` with every loop header counting the trips into the function's counter, and
+        each loop of `loops` (label in `blocks` -> loop) leaving through a new merge block when
+        the count is past the limit, where the work-item suspends. `names`: the copy's ids of
+        original ids (empty in the original)."""
+        m, new, u = self.m, self.m.new_id, self.b.uint
+        out = [list(blk) for blk in blocks]
+        counts = {}
+        for blk in out:
+            if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE:
+                c, c1 = new(), new()
+                at = 1 + sum(1 for i in blk if _op(i) == OP_PHI)
+                blk[at:at] = [_inst(OP_LOAD, u, c, self.counter), _inst(OP_I_ADD, u, c1, c, m.constant(u, 1)),
+                              _inst(OP_STORE, self.counter, c1)]
+                counts[blk[0][1]] = c1
+        for label, loop in loops.items():
+            out = self._suspending(out, label, loop, counts[label], names)
+        return out
+
+    def _suspending(self, blocks: list[list[array]], label: int, loop: _Loop, count: int,
+                    names: dict[int, int]) -> list[list[array]]:
+        """The loop headed by `label` split: its header tests the count (past the limit: to a new
+        merge block), the rest of its block follows; the new merge block takes the old one's
+        incoming values and the header's, suspends the work-item when it came from the test, and
+        goes on to the old merge block otherwise. Values of the loop used after it reach their
+        uses through the new merge block (the test's edge does not pass their definitions)."""
+        b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
+        by_label = {blk[0][1]: blk for blk in blocks}
+        header = by_label[label]
+        merge, cont = header[-2][1], header[-2][2]
+        body = set()
+        stack = [label]
+        while stack:
+            x = stack.pop()
+            if x in body or x == merge or x not in by_label:
+                continue
+            body.add(x)
+            stack += _named(by_label[x]) if x != label else _targets(by_label[x])
+        body.discard(merge)
+        after, new_merge, go_on, suspend, over, go, flag = (new() for _ in range(7))
+        n_phi = sum(1 for i in header if _op(i) == OP_PHI)
+        phis, counted = [array("I", i) for i in header[1:1 + n_phi]], header[1 + n_phi:4 + n_phi]
+        for i in phis:  # a one-block loop's back-edge now leaves the rest of the header's block
+            for j in range(4, len(i), 2):
+                if i[j] == label:
+                    i[j] = after
+        rest, term = header[4 + n_phi:-2], array("I", header[-1])
+        for k in _label_positions(term):
+            if term[k] == merge:
+                term[k] = new_merge
+        merge_inst = array("I", header[-2])
+        merge_inst[1] = new_merge
+        if merge_inst[2] == label:  # a one-block loop: its rest is now the continue target
+            merge_inst[2] = after
+        new_header = [header[0], *phis, *counted,
+                      _inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, count, m.constant(u, b.limit)),
+                      _inst(OP_LOGICAL_AND, b.bool, go, over, self.given),
+                      merge_inst, _inst(OP_BRANCH_CONDITIONAL, go, new_merge, after)]
+        rest_block = [_inst(OP_LABEL, after), *rest, term]
+        # The loop's exits go to the new merge block; edges that left the header leave its rest.
+        out: list[list[array]] = []
+        for blk in blocks:
+            x = blk[0][1]
+            if x == label:
+                out += [new_header, rest_block]
+                continue
+            blk = list(blk)
+            if x in body:
+                t = array("I", blk[-1])
+                for k in _label_positions(t):
+                    if t[k] == merge:
+                        t[k] = new_merge
+                blk[-1] = t
+            for k, inst in enumerate(blk):
+                if _op(inst) == OP_PHI and label in inst[4::2]:
+                    c = array("I", inst)
+                    for j in range(4, len(c), 2):
+                        if c[j] == label:
+                            c[j] = after
+                    blk[k] = c
+            out.append(blk)
+        body.add(after)
+        by_label = {blk[0][1]: blk for blk in out}
+        exits = [blk[0][1] for blk in out if blk[0][1] in body and new_merge in _targets(blk)]
+        exits = [x for x in exits if x != label]
+        # The new merge block: the old one's values from the loop, the header's, the flag.
+        nm = [_inst(OP_LABEL, new_merge)]
+        old = by_label[merge]
+        replaced = []
+        for k, inst in enumerate(old):
+            if _op(inst) != OP_PHI:
+                continue
+            pairs = [(inst[j], inst[j + 1]) for j in range(3, len(inst), 2)]
+            inside = [(v, p) for v, p in pairs if p in body]
+            if not inside:
+                continue
+            v = new()
+            nm.append(_inst(OP_PHI, inst[1], v, *[w for pr in inside for w in pr], self._undef(inst[1]), label))
+            outside = [(w, p) for w, p in pairs if p not in body] + [(v, go_on)]
+            old[k] = _inst(OP_PHI, inst[1], inst[2], *[w for pr in outside for w in pr])
+            replaced.append(k)
+        saved_phis = []
+        for i in phis:
+            v = new()
+            nm.append(_inst(OP_PHI, i[1], v, i[2], label, *[w for x in exits for w in (self._undef(i[1]), x)]))
+            saved_phis.append((v, i[1]))
+        nm.append(_inst(OP_PHI, b.bool, flag, m.bool_constant(True), label,
+                        *[w for x in exits for w in (m.bool_constant(False), x)]))
+        # Values of the loop (past its header's test) used after it: through phis here.
+        defined = {_result(i): i[1] for x in body - {label} for i in by_label[x]
+                   if _result(i) is not None and _op(i) != OP_LABEL}
+        escaping: dict[int, int] = {}
+        for blk in out:
+            if blk[0][1] in body or blk[0][1] == new_merge:
+                continue
+            for k, inst in enumerate(blk):
+                if _op(inst) == OP_PHI:
+                    positions = [j for j in range(3, len(inst), 2) if inst[j + 1] not in body and inst[j + 1] != go_on]
+                elif _op(inst) == OP_LABEL:
+                    continue
+                else:
+                    positions = _ids(inst)
+                hits = [j for j in positions if inst[j] in defined]
+                if not hits:
+                    continue
+                c = array("I", inst)
+                for j in hits:
+                    v = c[j]
+                    if v not in escaping:
+                        escaping[v] = new()
+                        nm.append(_inst(OP_PHI, defined[v], escaping[v], *[w for x in exits for w in (v, x)],
+                                        self._undef(defined[v]), label))
+                    c[j] = escaping[v]
+                blk[k] = c
+        nm += [_inst(OP_SELECTION_MERGE, go_on, 0), _inst(OP_BRANCH_CONDITIONAL, flag, suspend, go_on)]
+        sus = [_inst(OP_LABEL, suspend)]
+        rec = b.record(self.header, self.stride, sus)
+        words = []
+        for v, t in saved_phis + [(names.get(v, v), t) for v, t in loop.saved]:
+            words += b.to_words(v, t, sus)
+        for k, w in enumerate(words):
+            b.store(rec, 4 * (RECORD_WORDS + k), w, sus)
+        b.store(rec, 0, b.load(self.header, EPOCH, u, sus), sus)
+        b.store(rec, 4, m.constant(u, loop.number), sus)
+        b.store(self.header, SUSPENDED, m.constant(u, 1), sus)
+        sus.append(_inst(OP_RETURN))
+        at = next(k for k, blk in enumerate(out) if blk[0][1] == merge)
+        out[at:at] = [nm, sus, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]
+        return out
+
+    def _undef(self, type_id: int) -> int:
+        have = self.b.undefs.get(type_id)
+        if have is None:
+            have = self.b.undefs[type_id] = self.m.new_id()
+            self.m.declare(_inst(1, type_id, have))  # OpUndef
+        return have
+
+
+def _label_positions(inst: array) -> list[int]:
+    op = _op(inst)
+    if op == OP_BRANCH:
+        return [1]
+    if op == OP_BRANCH_CONDITIONAL:
+        return [2, 3]
+    if op == OP_SWITCH:
+        return [2] + list(range(4, len(inst), 2))
+    if op == OP_SELECTION_MERGE:
+        return [1]
+    if op == OP_LOOP_MERGE:
+        return [1, 2]
+    return []
+
+
+def _reverse_postorder(blocks: list[list[array]], start: int) -> list[list[array]]:
+    """The blocks reachable from `start` in reverse postorder (a block after those that dominate
+    it), then the rest (merge blocks nothing reaches) in their order."""
+    by_label = {blk[0][1]: blk for blk in blocks}
+    seen, post = set(), []
+
+    def visit(label: int) -> None:
+        stack = [(label, iter(_named(by_label[label])))]
+        seen.add(label)
+        while stack:
+            node, succ = stack[-1]
+            nxt = next((s for s in succ if s in by_label and s not in seen), None)
+            if nxt is None:
+                post.append(node)
+                stack.pop()
+            else:
+                seen.add(nxt)
+                stack.append((nxt, iter(_named(by_label[nxt]))))
+    visit(start)
+    order = [by_label[label] for label in reversed(post)]
+    return order + [blk for blk in blocks if blk[0][1] not in seen]

@@ -1,0 +1,102 @@
+"""Long loops on llvmpipe resumed in later dispatches (compiler/spirv_resume.py).
+
+A kernel whose outermost loops may suspend records each dispatch behind the address of a
+header of its own, written into the device's loop word (core/loop_cuts.py, byte 16) by two
+fills; the header (host-visible) tells the kernel the launch's epoch, the pass, the dispatch's
+geometry and where the work-items' records lie, and the kernel sets its flag when a work-item
+suspended. The queue (core/queue.py) submits such a launch at once and holds what follows it;
+when its batch completes and a flag is set, it records the dispatches again (the next pass) and
+submits, until no work-item suspends; then the launch completes and what was held goes on.
+Each queue has one ResumeState: its headers and records serve one launch at a time, which the
+holding guarantees.
+"""
+from __future__ import annotations
+
+import struct
+
+from vkcl.compiler import spirv_resume as layout
+from vkcl.core import loop_cuts
+from vkcl.vulkan import commands as vkc
+from vkcl.vulkan.memory import MemoryKind, allocator_for
+
+ffi = vkc.ffi
+_HEADER = struct.Struct("<IIIIQ3I2I4x")
+assert _HEADER.size == layout.HEADER
+
+
+class ResumeState:
+    """A queue's headers and record area, grown as launches need."""
+
+    def __init__(self, vkdev):
+        self.vk = vkdev
+        self.allocator = allocator_for(vkdev)
+        self.word = loop_cuts.word_for(vkdev)
+        self.headers = self.area = None
+        self.epoch = 0
+
+    def begin(self, launch, stride: int) -> "Resumption":
+        """The headers of a new launch's first pass (its dispatches' records laid end to end)."""
+        n = len(launch.dispatches)
+        items = [size * count[0] * count[1] * count[2]
+                 for (_, _, _, count), size in zip(launch.dispatches, launch.group_sizes)]
+        self.headers = self._fit(self.headers, layout.HEADER * n, MemoryKind.STAGING)
+        self.area = self._fit(self.area, max(8, stride * sum(items)), MemoryKind.DEVICE)
+        if not self.headers.coherent:
+            raise RuntimeError("llvmpipe's staging memory is coherent")
+        self.epoch = (self.epoch + 1) & 0xFFFFFFFF or 1
+        at = self.area.address
+        base_ptr = ffi.cast("char *", self.headers.host_ptr)
+        for k, ((_, _, base, count), size) in enumerate(zip(launch.dispatches, launch.group_sizes)):
+            data = _HEADER.pack(0, self.epoch, 0, size, at, *base, count[0], count[1])
+            ffi.memmove(base_ptr + layout.HEADER * k, data, len(data))
+            at += stride * items[k]
+        return Resumption(self, n)
+
+    def _fit(self, alloc, size: int, kind: MemoryKind):
+        if alloc is not None and alloc.size >= size:
+            return alloc
+        if alloc is not None:
+            self.allocator.free(alloc)
+        return self.allocator.allocate(size, kind)
+
+    def point_at(self, cb, header_address: int) -> None:
+        """Record: the word names this header for the dispatch that follows (and a barrier)."""
+        w = self.word.alloc
+        vkc.fill_buffer(cb, w.buffer, w.offset + layout.WORD_HEADER, 4, header_address & 0xFFFFFFFF)
+        vkc.fill_buffer(cb, w.buffer, w.offset + layout.WORD_HEADER + 4, 4, header_address >> 32)
+        vkc.full_barrier(cb)
+
+    def free(self) -> None:
+        for a in (self.headers, self.area):
+            if a is not None:
+                self.allocator.free(a)
+        self.headers = self.area = None
+
+
+class Resumption:
+    """One launch's passes."""
+    __slots__ = ("state", "count", "passes", "start_ns")
+
+    def __init__(self, state: ResumeState, count: int):
+        self.state, self.count = state, count
+        self.passes = 0  # passes after the first
+        self.start_ns = None  # the first pass's start (profiling)
+
+    def header_address(self, k: int) -> int:
+        return self.state.headers.address + layout.HEADER * k
+
+    def _words(self):
+        return ffi.cast("uint32_t *", self.state.headers.host_ptr)
+
+    def suspended(self) -> bool:
+        """Whether a work-item of the pass that completed suspended (read once it completed)."""
+        words, step = self._words(), layout.HEADER // 4
+        return any(words[step * k + layout.SUSPENDED // 4] for k in range(self.count))
+
+    def next_pass(self) -> None:
+        """The headers of the next pass: its number, the flags cleared."""
+        self.passes += 1
+        words, step = self._words(), layout.HEADER // 4
+        for k in range(self.count):
+            words[step * k + layout.SUSPENDED // 4] = 0
+            words[step * k + layout.PASS // 4] = self.passes
