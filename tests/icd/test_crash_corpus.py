@@ -175,6 +175,17 @@ with np.errstate(invalid="ignore"):
     want = x[:2 * N] + x[2:]
 same(got, want, "a union's members added through private copies")
 """,
+    # on lavapipe, whose loops LLVM unrolls 16 times inside clspv: the index `(i * j) & 15` into a
+    # 16-element private array became an i4 that clspv could not lower (SIGSEGV); such a program
+    # is built again with its loops rolled (compiler/driver.py)
+    "private_array_index_narrowed_by_unrolling": """
+src = '''kernel void k(global const uint *a, global uint *o) { uint p[16]; uint j = a[0], n = a[1];
+  for (uint i = 0; i < 16; i++) p[i] = i * j;
+  uint s = 0; for (uint i = 0; i < n; i++) s += p[(i * j) & 15];
+  o[get_global_id(0)] = s + (uint)get_global_id(0); }'''
+got = run(src, [np.array([7, 1000], np.uint32)], np.uint32)
+same(got, np.uint32(sum(((i * 7) & 15) * 7 for i in range(1000))) + np.arange(N, dtype=np.uint32), "p[(i * j) & 15]")
+""",
     # struct { half h[3]; } at a folded index (`T t = in[n + i - 1]`) through a variable or local
     # memory: lavapipe crashed on clspv's SPIR-V (SIGSEGV), as for struct { double a[2]; } and
     # struct { float3 v; int k; } (tests/icd/test_structs.py has them all, every direction)
