@@ -34,31 +34,17 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler import spirv, spirv_loop_cuts
+from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
 from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE, Module, instruction as _inst
+from vkcl.compiler.spirv_resume_state import (
+    BUILTIN_LOCAL_INDEX, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER,
+    OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_ADD, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
+    OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE,
+    OP_SHIFT_LEFT_LOGICAL, OP_STORE, OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_U_GREATER_THAN_EQUAL, OP_UNREACHABLE,
+    OP_BITWISE_OR, OP_VARIABLE, PASS, RECORD_WORDS, SC_FUNCTION, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
+    SC_UNIFORM_CONSTANT, SC_WORKGROUP, SUSPENDED, WORD_HEADER, StateBuilder)
 
-MARK = "vkcl.resume"
-WORD_HEADER = 16  # byte offset, in the loop word, of the running dispatch's header address
-# Header fields (byte offsets): written by the host before a pass, the flag by the kernel.
-SUSPENDED, EPOCH, PASS, GROUP_SIZE, AREA, BASE, COUNTS, HEADER = 0, 4, 8, 12, 16, 24, 36, 48
-RECORD_WORDS = 2  # epoch, loop number; then the saved words
-
-OP_STRING, OP_NAME, OP_ENTRY_POINT, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID = 7, 5, 15, 16, 331
-OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_ARRAY = 20, 21, 22, 23, 28
-OP_TYPE_STRUCT, OP_TYPE_POINTER, OP_CONSTANT, OP_SPEC_CONSTANT = 30, 32, 43, 50
-OP_FUNCTION_CALL, OP_VARIABLE, OP_LOAD, OP_STORE, OP_ACCESS_CHAIN = 57, 59, 61, 62, 65
-OP_DECORATE, OP_COMPOSITE_CONSTRUCT, OP_COMPOSITE_EXTRACT = 71, 80, 81
-OP_U_CONVERT, OP_CONVERT_PTR_TO_U, OP_CONVERT_U_TO_PTR, OP_BITCAST = 113, 117, 120, 124
-OP_I_ADD, OP_I_SUB, OP_I_MUL, OP_LOGICAL_AND, OP_SELECT, OP_I_EQUAL, OP_I_NOT_EQUAL = 128, 130, 132, 167, 169, 170, 171
-OP_U_GREATER_THAN_EQUAL, OP_SHIFT_RIGHT_LOGICAL, OP_SHIFT_LEFT_LOGICAL, OP_BITWISE_OR = 174, 194, 196, 197
-OP_CONTROL_BARRIER, OP_PHI, OP_LOOP_MERGE, OP_SELECTION_MERGE, OP_LABEL = 224, 245, 246, 247, 248
-OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE = 249, 250, 251, 253, 254, 255
-OP_FUNCTION = 54
-SC_INPUT, SC_UNIFORM_CONSTANT, SC_UNIFORM, SC_FUNCTION, SC_PUSH_CONSTANT = 1, 0, 2, 7, 9
-SC_WORKGROUP, SC_PHYSICAL = 4, spirv.SC_PHYSICAL_STORAGE_BUFFER
-DECORATION_BUILTIN, BUILTIN_WORKGROUP_ID, BUILTIN_LOCAL_INDEX = 11, 26, 29
-ALIGNED, CAPABILITY_INT16 = 2, 22
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -121,7 +107,7 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
         return data
     entries = {i[2]: i for i in m.insts if _op(i) == OP_ENTRY_POINT and i[1] == 5}  # GLCompute
     variables = {i[2]: i[3] for i in m.insts if _op(i) == OP_VARIABLE and i[3] != SC_FUNCTION}
-    builder = _Builder(m, limit, variables)
+    builder = StateBuilder(m, limit, variables)
     changed = []
     out, i = [], 0
     while i < len(m.insts):
@@ -134,7 +120,7 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
         function = m.insts[i:j + 1]
         done = None
         if inst[2] in entries and builder.budget_left(budget):
-            done = builder.function(function)
+            done = _entry_point(builder, function)
         if done is None:
             out += function
         else:
@@ -148,257 +134,27 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
     return m.to_bytes()
 
 
-class _Builder:
-    def __init__(self, m: Module, limit: int, variables: dict[int, int]):
-        self.m, self.limit, self.variables = m, limit, variables
-        self.copied = 0
-        self.decorations: dict[int, list[array]] = {}
-        for inst in m.insts:
-            if _op(inst) == OP_DECORATE:
-                self.decorations.setdefault(inst[1], []).append(inst)
-        self.new_decorations: list[array] = []
-        self.builtins: dict[int, int] = {}
-        for inst in m.insts:
-            if _op(inst) == OP_DECORATE and len(inst) == 4 and inst[2] == DECORATION_BUILTIN:
-                self.builtins[inst[3]] = inst[1]
-        self.added_inputs: list[int] = []
-        self.undefs: dict[int, int] = {}
-        m.insts = list(m.insts)
-        u = self.uint = m.int_type(32)
-        self.ulong = m.int_type(64)
-        self.bool = m.bool_type()
-        self.psb_uint = m.pointer_type(SC_PHYSICAL, u)
-        self.psb_ulong = m.pointer_type(SC_PHYSICAL, self.ulong)
-        self.v3uint = m.find_type(OP_TYPE_VECTOR, u, 3)
-        self.fn_uint = m.pointer_type(SC_FUNCTION, u)
-        self.spec = self._spec_word()
-
-    # -- module-level pieces ------------------------------------------------------------------
-    def _spec_word(self) -> tuple[int, int]:
-        """The loop word's address halves: spirv_loop_cuts' specialization constants, declared
-        here when the module has none yet (the probe then finds them)."""
-        ids = spirv_loop_cuts.spec_word_constants(self.m)
-        if ids is not None:
-            return ids
-        halves = []
-        for spec_id in spirv_loop_cuts.SPEC_WORD:
-            rid = self.m.new_id()
-            self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, rid, 0))
-            self.new_decorations.append(_inst(OP_DECORATE, rid, 1, spec_id))
-            halves.append(rid)
-        return halves[0], halves[1]
-
-    def _builtin(self, which: int, type_id: int) -> int | None:
-        var = self.builtins.get(which)
-        if var is not None:
-            ptr = self.m.type_of.get(var)
-            return var if ptr is not None and self.m.pointee(ptr) == (SC_INPUT, type_id) else None
-        var = self.builtins[which] = self.m.new_id()
-        self.m.declare(_inst(OP_VARIABLE, self.m.pointer_type(SC_INPUT, type_id), var, SC_INPUT))
-        self.m.type_of[var] = self.m.pointer_type(SC_INPUT, type_id)
-        self.new_decorations.append(_inst(OP_DECORATE, var, DECORATION_BUILTIN, which))
-        self.added_inputs.append(var)
-        return var
-
-    def budget_left(self, budget: int) -> bool:
-        return self.copied < budget
-
-    def finish(self, changed: list) -> None:
-        m = self.m
-        first_annotation = next(k for k, i in enumerate(m.insts) if 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
-        m.insts[first_annotation:first_annotation] = self.new_decorations
-        debug_at = next(k for k, i in enumerate(m.insts) if _op(i) in (2, 3, 4, OP_STRING, OP_NAME, 6, 330)
-                        or 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
-        strings = []
-        for entry, stride in changed:
-            name, _ = spirv.literal_string(entry, 3, len(entry))
-            strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride}")))
-            used = set(entry[3 + len(spirv.string_words(name)):])
-            for var in (self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_INDEX]):
-                if var not in used:
-                    entry.append(var)
-                    entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
-        m.insts[debug_at:debug_at] = strings
-
-    # -- one entry point ----------------------------------------------------------------------
-    def function(self, function: list[array]):
-        m = self.m
-        head, blocks, end = spirv.function_blocks(function)
-        if len(head) != 1:
-            return None  # parameters
-        body = [inst for b in blocks for inst in b]
-        for inst in body:
-            op = _op(inst)
-            if op in (OP_FUNCTION_CALL, OP_CONTROL_BARRIER) or (op == OP_VARIABLE):
-                return None
-            if any(self.variables.get(w) == SC_WORKGROUP for w in inst[1:]):
-                return None
-        if (self._builtin(BUILTIN_WORKGROUP_ID, self.v3uint) is None
-                or self._builtin(BUILTIN_LOCAL_INDEX, self.uint) is None):
+def _entry_point(b: StateBuilder, function: list[array]):
+    """The function made resumable with its outermost loops, and its record stride; None where
+    it is left alone (see the module's docstring)."""
+    head, blocks, end = spirv.function_blocks(function)
+    if len(head) != 1:
+        return None  # parameters
+    body = [inst for blk in blocks for inst in blk]
+    for inst in body:
+        op = _op(inst)
+        if op in (OP_FUNCTION_CALL, OP_CONTROL_BARRIER) or (op == OP_VARIABLE):
             return None
-        f = _Function(self, blocks)
-        loops = f.plan()
-        if not loops:
+        if any(b.variables.get(w) == SC_WORKGROUP for w in inst[1:]):
             return None
-        return f.emit(head, end, loops)
-
-    # -- value words ---------------------------------------------------------------------------
-    def leaves(self, type_id: int) -> int | None:
-        """How many 32-bit words a value of this type takes; None: not storable."""
-        m = self.m
-        kind = m.kind(type_id)
-        t = m.types.get(type_id)
-        if kind == OP_TYPE_BOOL:
-            return 1
-        if kind in (OP_TYPE_INT, OP_TYPE_FLOAT):
-            width = t[2]
-            if kind == OP_TYPE_INT and width < 32 and t[3]:
-                return None
-            return 2 if width == 64 else 1
-        if kind == OP_TYPE_POINTER:
-            return 2 if t[2] == SC_PHYSICAL else None
-        if kind == OP_TYPE_VECTOR:
-            one = self.leaves(t[2])
-            return None if one is None else one * t[3]
-        if kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
-            members = m.members(type_id)
-            if members is None:
-                return None
-            sizes = [self.leaves(x) for x in members]
-            return None if None in sizes else sum(sizes)
+    if (b.builtin(BUILTIN_WORKGROUP_ID, b.v3uint) is None
+            or b.builtin(BUILTIN_LOCAL_INDEX, b.uint) is None):
         return None
-
-    def to_words(self, value: int, type_id: int, out: list[array]) -> list[int]:
-        """Instructions (appended to `out`) taking `value` apart into uint words."""
-        m, u, new = self.m, self.uint, self.m.new_id
-        kind, t = m.kind(type_id), m.types[type_id]
-        if kind == OP_TYPE_BOOL:
-            w = new()
-            out.append(_inst(OP_SELECT, u, w, value, m.constant(u, 1), m.constant(u, 0)))
-            return [w]
-        if kind == OP_TYPE_VECTOR or kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
-            members = [t[2]] * t[3] if kind == OP_TYPE_VECTOR else m.members(type_id)
-            words = []
-            for k, member in enumerate(members):
-                part = new()
-                out.append(_inst(OP_COMPOSITE_EXTRACT, member, part, value, k))
-                words += self.to_words(part, member, out)
-            return words
-        if kind == OP_TYPE_POINTER:
-            as_int = new()
-            out.append(_inst(OP_CONVERT_PTR_TO_U, self.ulong, as_int, value))
-            return self.to_words(as_int, self.ulong, out)
-        width = t[2]
-        if kind == OP_TYPE_FLOAT:
-            if width == 16:  # taken apart bit for bit as a ushort (llvmpipe has shaderInt16)
-                m.capabilities.add(CAPABILITY_INT16)
-            as_int_type = m.int_type(width)
-            as_int = new()
-            out.append(_inst(OP_BITCAST, as_int_type, as_int, value))
-            return self.to_words(as_int, as_int_type, out)
-        if width == 64:
-            lo, shifted, hi = new(), new(), new()
-            out += [_inst(OP_U_CONVERT, u, lo, value),
-                    _inst(OP_SHIFT_RIGHT_LOGICAL, self.ulong, shifted, value, m.constant(self.ulong, 32)),
-                    _inst(OP_U_CONVERT, u, hi, shifted)]
-            return [lo, hi]
-        if width < 32:
-            w = new()
-            out.append(_inst(OP_U_CONVERT, u, w, value))
-            return [w]
-        if type_id != u:
-            w = new()
-            out.append(_inst(OP_BITCAST, u, w, value))
-            return [w]
-        return [value]
-
-    def from_words(self, words: list[int], type_id: int, out: list[array]) -> int:
-        """Instructions putting a value of `type_id` together from uint words (consumed)."""
-        m, u, new = self.m, self.uint, self.m.new_id
-        kind, t = m.kind(type_id), m.types[type_id]
-        if kind == OP_TYPE_BOOL:
-            v = new()
-            out.append(_inst(OP_I_NOT_EQUAL, self.bool, v, words.pop(0), m.constant(u, 0)))
-            return v
-        if kind == OP_TYPE_VECTOR or kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY):
-            members = [t[2]] * t[3] if kind == OP_TYPE_VECTOR else m.members(type_id)
-            parts = [self.from_words(words, member, out) for member in members]
-            v = new()
-            out.append(_inst(OP_COMPOSITE_CONSTRUCT, type_id, v, *parts))
-            return v
-        if kind == OP_TYPE_POINTER:
-            as_int = self.from_words(words, self.ulong, out)
-            v = new()
-            out.append(_inst(OP_CONVERT_U_TO_PTR, type_id, v, as_int))
-            return v
-        width = t[2]
-        if kind == OP_TYPE_FLOAT:
-            as_int = self.from_words(words, m.int_type(width), out)
-            v = new()
-            out.append(_inst(OP_BITCAST, type_id, v, as_int))
-            return v
-        if width == 64:
-            lo, hi, lo64, hi64, shifted, v = (new() for _ in range(6))
-            out += [_inst(OP_U_CONVERT, self.ulong, lo64, words.pop(0)),
-                    _inst(OP_U_CONVERT, self.ulong, hi64, words.pop(0)),
-                    _inst(OP_SHIFT_LEFT_LOGICAL, self.ulong, shifted, hi64, m.constant(self.ulong, 32)),
-                    _inst(OP_BITWISE_OR, self.ulong, lo, lo64, shifted)]
-            if type_id == self.ulong:
-                return lo
-            out.append(_inst(OP_BITCAST, type_id, v, lo))
-            return v
-        if width < 32:
-            v = new()
-            out.append(_inst(OP_U_CONVERT, type_id, v, words.pop(0)))
-            return v
-        if type_id != u:
-            v = new()
-            out.append(_inst(OP_BITCAST, type_id, v, words.pop(0)))
-            return v
-        return words.pop(0)
-
-    # -- memory ---------------------------------------------------------------------------------
-    def address(self, base: int, offset: int, out: list[array]) -> int:
-        if not offset:
-            return base
-        a = self.m.new_id()
-        out.append(_inst(OP_I_ADD, self.ulong, a, base, self.m.constant(self.ulong, offset)))
-        return a
-
-    def load(self, base: int, offset: int, type_id: int, out: list[array]) -> int:
-        ptr_type = self.psb_uint if type_id == self.uint else self.psb_ulong
-        a, p, v = self.address(base, offset, out), self.m.new_id(), self.m.new_id()
-        out += [_inst(OP_CONVERT_U_TO_PTR, ptr_type, p, a),
-                _inst(OP_LOAD, type_id, v, p, ALIGNED, 4 if type_id == self.uint else 8)]
-        return v
-
-    def store(self, base: int, offset: int, value: int, out: list[array]) -> None:
-        a, p = self.address(base, offset, out), self.m.new_id()
-        out += [_inst(OP_CONVERT_U_TO_PTR, self.psb_uint, p, a), _inst(OP_STORE, p, value, ALIGNED, 4)]
-
-    def record(self, header: int, stride: int, out: list[array]) -> int:
-        """The address of this work-item's record (see the module docstring)."""
-        m, u, new = self.m, self.uint, self.m.new_id
-        size = self.load(header, GROUP_SIZE, u, out)
-        area = self.load(header, AREA, self.ulong, out)
-        base = [self.load(header, BASE + 4 * d, u, out) for d in range(3)]
-        counts = [self.load(header, COUNTS + 4 * d, u, out) for d in range(2)]
-        wid, lidx = new(), new()
-        out += [_inst(OP_LOAD, self.v3uint, wid, self.builtins[BUILTIN_WORKGROUP_ID]),
-                _inst(OP_LOAD, u, lidx, self.builtins[BUILTIN_LOCAL_INDEX])]
-        g = []
-        for d in range(3):
-            c, rel = new(), new()
-            out += [_inst(OP_COMPOSITE_EXTRACT, u, c, wid, d), _inst(OP_I_SUB, u, rel, c, base[d])]
-            g.append(rel)
-        t1, t2, t3, group, t5, index, index64, offset, rec = (new() for _ in range(9))
-        out += [_inst(OP_I_MUL, u, t1, g[2], counts[1]), _inst(OP_I_ADD, u, t2, t1, g[1]),
-                _inst(OP_I_MUL, u, t3, t2, counts[0]), _inst(OP_I_ADD, u, group, t3, g[0]),
-                _inst(OP_I_MUL, u, t5, group, size), _inst(OP_I_ADD, u, index, t5, lidx),
-                _inst(OP_U_CONVERT, self.ulong, index64, index),
-                _inst(OP_I_MUL, self.ulong, offset, index64, m.constant(self.ulong, stride)),
-                _inst(OP_I_ADD, self.ulong, rec, area, offset)]
-        return rec
+    f = _Function(b, blocks)
+    loops = f.plan()
+    if not loops:
+        return None
+    return f.emit(head, end, loops)
 
 
 class _Loop:
@@ -408,7 +164,7 @@ class _Loop:
 class _Function:
     """One entry point's blocks and what resuming its outermost loops takes."""
 
-    def __init__(self, b: _Builder, blocks: list[list[array]]):
+    def __init__(self, b: StateBuilder, blocks: list[list[array]]):
         self.b, self.m = b, b.m
         self.blocks = blocks
         self.by_label = {blk[0][1]: blk for blk in blocks}
@@ -672,7 +428,7 @@ class _Function:
         b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
         by_label = {blk[0][1]: blk for blk in blocks}
         header = by_label[label]
-        merge, cont = header[-2][1], header[-2][2]
+        merge = header[-2][1]
         body = set()
         stack = [label]
         while stack:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 
-from vkcl.compiler import spirv_resume as layout
+from vkcl.compiler import spirv_resume_state as layout
 from vkcl.core import loop_cuts
 from vkcl.vulkan import commands as vkc
 from vkcl.vulkan.memory import MemoryKind, allocator_for
