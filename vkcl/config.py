@@ -46,6 +46,8 @@ SETTINGS = [
     Setting("resume_loops", _bool, True, "on llvmpipe, the long loops of kernels without barriers suspend before "
             "its 65,535 back-edges and later dispatches resume them (off: they are cut there and their launches "
             "fail; for comparisons)"),
+    Setting("resume_limit", int, 0, "the loop back-edges of a work-item after which its loops suspend there (0: "
+            "llvmpipe's budget over its lanes; smaller values make tests take many passes)"),
     Setting("memory_block_mb", int, 64, "size of the memory blocks buffers are carved from (MiB)"),
     Setting("map_device_memory", _bool, True, "map memory objects' memory where the device's memory is "
             "host-visible (lavapipe, integrated GPUs); off, it is left unmapped as a discrete GPU's (tests "

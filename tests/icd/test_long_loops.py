@@ -22,8 +22,9 @@ def step(s, i):
 # Each work-item's n steps from its own id (the loop-cut tests); lcg(n, id) on the host.
 LCG_LOOP = ("kernel void k(global uint *o, uint n) { uint s = get_global_id(0);"
             " for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }")
-# The same with a barrier after the loop: no later pass resumes it on lavapipe
-# (compiler/spirv_resume.py leaves kernels with barriers alone), so its long loops are cut there.
+# The same with a barrier after the loop: no later pass resumes it on lavapipe (a kernel with
+# barriers suspends only at loops holding one, whose trips its work-items share:
+# compiler/spirv_resume.py), so its long loop is cut there.
 CUT_LOOP = LCG_LOOP.replace("o[get_global_id(0)] = s;", "barrier(CLK_GLOBAL_MEM_FENCE); o[get_global_id(0)] = s;")
 def lcg(n, s=0, start=0):
     for i in range(start, start + n):
@@ -412,8 +413,8 @@ def test_a_loop_cut_short_fails_its_launch(python_with_icd):
 # lavapipe: llvmpipe cuts a batch's loops after 65,535 back-edges in all; vkcl's probe sees it
 # (compiler/spirv_loop_cuts.py) and the launch's event fails with CL_OUT_OF_RESOURCES, through
 # Python's path and C's repeated launches alike, while launches whose loops end stay right.
-# Elsewhere every launch is right. (A kernel with a barrier: without one, later passes resume
-# its loops on lavapipe instead, tests/icd/test_resumed_loops.py.)
+# Elsewhere every launch is right. (A kernel with a barrier after its loop: otherwise later
+# passes resume its loop on lavapipe instead, tests/icd/test_resumed_loops.py.)
 llvmpipe = "llvmpipe" in dev.name
 src = CUT_LOOP
 k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "k")

@@ -57,10 +57,28 @@ def test_resumable_shapes_validate(tmp_path, shape):
     _val(tmp_path, r.spirv)
 
 
+BARRIER_LOOP = """kernel void k(global uint *o, uint n, local uint4 *arg) { local uint l[64]; local char c[3][5];
+    uint s = 0;
+    #pragma nounroll
+    for (uint i = 0; i < n; i++) { l[get_local_id(0)] = s; arg[get_local_id(0)] = (uint4)(s); c[i % 3][i % 5] = (char)s;
+        barrier(CLK_LOCAL_MEM_FENCE); s += l[(get_local_id(0) + 1) & 63] + arg[0].y + c[0][0]; barrier(CLK_LOCAL_MEM_FENCE); }
+    o[get_global_id(0)] = s; }"""
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+def test_barrier_loops_suspend_by_work_group(tmp_path):
+    # a loop holding a barrier: the group decides together and saves its local memory
+    r = compiler.compile_source(BARRIER_LOOP, "", LLVMPIPE)
+    assert r.ok, r.log
+    assert spirv_resume.resumed_entry_points(r.spirv)["k"][1] is True
+    _val(tmp_path, r.spirv)
+
+
 def test_kernels_it_leaves_alone():
-    barrier = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = 0;
-        for (uint i = 0; i < n; i++) { l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); s += l[(get_local_id(0) + 1) & 63]; }
-        o[get_global_id(0)] = s; }"""
+    # barriers, but only after the loop: its trips may differ between work-items of a group
+    barrier = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = get_global_id(0);
+        for (uint i = 0; i < n; i++) s = s * 3u + i;
+        l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = l[63 - get_local_id(0)]; }"""
     private_array = """kernel void k(global uint *o, uint n, uint j) { uint p[16];
         for (uint i = 0; i < 16; i++) p[i] = i * j;
         uint s = 0; for (uint i = 0; i < n; i++) s += p[(i * j) & 15];
@@ -82,6 +100,7 @@ def test_other_devices_spirv_is_unchanged():
 
 def test_record_stride_covers_the_saved_words():
     r = compiler.compile_source(SHAPES["types"], "", LLVMPIPE)
-    stride = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    stride, group = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    assert group is False
     # epoch and loop number, then at least u (2 words), d (2), x, h, b, p (2), v (4)
     assert stride >= 4 * (spirv_resume.RECORD_WORDS + 13) and stride % 8 == 0

@@ -9,7 +9,9 @@ llvmpipe (Mesa 22.3) gives each shader invocation, a batch of up to 8 work-items
 invocation's; a second invocation starts afresh. So each outermost loop of an entry point
 (one not inside another loop) checks, at each trip, a count of the back-edges its work-item
 took in all the function's loops (a Function variable every loop header increments); past
-`limit` the work-item stores the loop's state in a record of its own and returns:
+`limit` the loop leaves for a new merge block, where the work-item stores the loop's state in a
+record of its own and returns (outside the loop: llvmpipe runs an `if`'s body under a mask
+whether or not a lane takes it, so inside it would cost every trip):
   - the loop header's phis (its loop-carried values),
   - the values defined before the loop and used in it or after it that cannot be computed again
     (those that can, from constants, builtins and push constants, are computed again);
@@ -22,13 +24,19 @@ largest of its work-items' counts per loop, at most their sum).
 Where the state lives: the device's loop word (core/loop_cuts.py, its address in spirv_loop_cuts'
 specialization constants) holds at byte 16 the address of the running dispatch's header:
 suspended flag, epoch, pass, work-group size, record area, and the dispatch's base group and
-group counts (HEADER). A work-item's record is at area + index * stride: the epoch, the loop
-number, then the saved values as 32-bit words. Each changed entry point is named in an OpString
-"vkcl.resume <entry point> <stride>".
+group counts, and where work-groups save their local memory (HEADER). A work-item's record is
+at area + index * stride: the epoch, the loop number, then the saved values as 32-bit words.
+Each changed entry point is named in an OpString "vkcl.resume <entry point> <stride> <0|1>",
+1 where its work-groups suspend together.
 
-Left alone: entry points with barriers, calls, Function variables or Workgroup memory, and loops
-whose saved values include a pointer that is not a physical address nor computed from
-module-scope variables, or whose blocks hold an instruction of an unknown operand layout.
+An entry point that waits at barriers or uses Workgroup memory suspends by work-group: only at
+outermost loops holding a barrier (whose trips OpenCL makes the work-group's), on the group's
+largest count (an atomic maximum between two barriers), saving its Workgroup variables to an
+area of the group's and putting them back, then a barrier, before resuming.
+
+Left alone: entry points with calls or Function variables, and loops whose saved values include
+a pointer that is not a physical address nor computed from module-scope variables, or whose
+blocks hold an instruction of an unknown operand layout.
 """
 from __future__ import annotations
 
@@ -38,11 +46,11 @@ from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
 from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE, Module, instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
-    BUILTIN_LOCAL_INDEX, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER,
+    BUILTIN_LOCAL_ID, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER,
     OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_ADD, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
     OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE,
     OP_SHIFT_LEFT_LOGICAL, OP_STORE, OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_U_GREATER_THAN_EQUAL, OP_UNREACHABLE,
-    OP_BITWISE_OR, OP_VARIABLE, PASS, RECORD_WORDS, SC_FUNCTION, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
+    OP_BITWISE_OR, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
     SC_UNIFORM_CONSTANT, SC_WORKGROUP, SUSPENDED, WORD_HEADER, StateBuilder)
 
 # Computed again on resumption rather than saved: instructions without side effects whose
@@ -84,16 +92,17 @@ def _named(block: list[array]) -> list[int]:
     return _targets(block) + extra
 
 
-def resumed_entry_points(data: bytes) -> dict[str, int]:
-    """Entry point name -> record stride in bytes, of the entry points this pass changed."""
+def resumed_entry_points(data: bytes) -> dict[str, tuple[int, bool]]:
+    """Entry point name -> (record stride in bytes, whether its work-groups suspend together and
+    save their local memory), of the entry points this pass changed."""
     words = spirv.to_words(data)
     out = {}
     for pos, op, n in spirv.instructions(words):
         if op == OP_STRING:
             text, _ = spirv.literal_string(words, pos + 2, pos + n)
             parts = text.split(" ")
-            if len(parts) == 3 and parts[0] == MARK:
-                out[parts[1]] = int(parts[2])
+            if len(parts) == 4 and parts[0] == MARK:
+                out[parts[1]] = (int(parts[2]), parts[3] == "1")
     return out
 
 
@@ -125,7 +134,7 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
             out += function
         else:
             out += done[0]
-            changed.append((entries[inst[2]], done[1]))
+            changed.append((entries[inst[2]], *done[1:]))
         i = j + 1
     if not changed:
         return data
@@ -141,16 +150,20 @@ def _entry_point(b: StateBuilder, function: list[array]):
     if len(head) != 1:
         return None  # parameters
     body = [inst for blk in blocks for inst in blk]
-    for inst in body:
-        op = _op(inst)
-        if op in (OP_FUNCTION_CALL, OP_CONTROL_BARRIER) or (op == OP_VARIABLE):
-            return None
-        if any(b.variables.get(w) == SC_WORKGROUP for w in inst[1:]):
-            return None
+    if any(_op(inst) in (OP_FUNCTION_CALL, OP_VARIABLE) for inst in body):
+        return None
+    barriers = any(_op(inst) == OP_CONTROL_BARRIER for inst in body)
+    local = sorted({inst[k] for inst in body if _op(inst) in _LAYOUT_KNOWN for k in _ids(inst)
+                    if b.variables.get(inst[k]) == SC_WORKGROUP})
+    if any(b.local_shape(v) is None for v in local):
+        return None
     if (b.builtin(BUILTIN_WORKGROUP_ID, b.v3uint) is None
-            or b.builtin(BUILTIN_LOCAL_INDEX, b.uint) is None):
+            or b.builtin(BUILTIN_LOCAL_ID, b.v3uint) is None):
         return None
     f = _Function(b, blocks)
+    # Work-items that wait at barriers or share local memory suspend together, at loops every
+    # one of them runs as often (those holding a barrier), with their group's local memory.
+    f.group, f.locals = barriers or bool(local), local
     loops = f.plan()
     if not loops:
         return None
@@ -163,6 +176,9 @@ class _Loop:
 
 class _Function:
     """One entry point's blocks and what resuming its outermost loops takes."""
+
+    group = False  # its work-groups suspend together (barriers, local memory)
+    locals: list = []  # the Workgroup variables it uses
 
     def __init__(self, b: StateBuilder, blocks: list[list[array]]):
         self.b, self.m = b, b.m
@@ -181,6 +197,9 @@ class _Function:
         headers = [blk[0][1] for blk in self.blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
         bodies = {h: self._body(h) for h in headers}
         outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+        if self.group:
+            outermost = [h for h in outermost
+                         if any(_op(i) == OP_CONTROL_BARRIER for x in bodies[h] for i in self.by_label[x])]
         loops = []
         for h in outermost:
             loop = self._loop(h, len(loops) + 1)
@@ -281,14 +300,15 @@ class _Function:
         b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
         stride = 4 * (RECORD_WORDS + max(loop.words for loop in loops))
         self.stride = stride = -(-stride // 8) * 8
-        entry, load_word, have_word, load_pass, have_pass, resume_check, done = (new() for _ in range(7))
+        entry, load_word, have_word, resume_check, done = (new() for _ in range(5))
         unreachable_sw, unreachable = new(), new()
         self.counter = new()
         # The word's address, and in it the running dispatch's header: read only where given (a
         # pipeline made without the word, or a dispatch without a header, runs as before).
-        lo, hi, shifted, word, given_w, hdr, given_h, pass_, later = (new() for _ in range(9))
-        first = [_inst(OP_LABEL, entry), _inst(OP_VARIABLE, b.fn_uint, self.counter, SC_FUNCTION, m.constant(u, 0)),
-                 _inst(OP_U_CONVERT, b.ulong, lo, b.spec[0]), _inst(OP_U_CONVERT, b.ulong, hi, b.spec[1]),
+        lo, hi, shifted, word, given_w, hdr, given_h, later = (new() for _ in range(8))
+        first = [_inst(OP_LABEL, entry), _inst(OP_VARIABLE, b.fn_uint, self.counter, SC_FUNCTION, m.constant(u, 0))]
+        b.load_ids(first)
+        first += [_inst(OP_U_CONVERT, b.ulong, lo, b.spec[0]), _inst(OP_U_CONVERT, b.ulong, hi, b.spec[1]),
                  _inst(OP_SHIFT_LEFT_LOGICAL, b.ulong, shifted, hi, m.constant(b.ulong, 32)),
                  _inst(OP_BITWISE_OR, b.ulong, word, lo, shifted),
                  _inst(OP_I_NOT_EQUAL, b.bool, given_w, word, m.constant(b.ulong, 0)),
@@ -296,19 +316,20 @@ class _Function:
         read_word = [_inst(OP_LABEL, load_word)]
         at_word = b.load(word, WORD_HEADER, b.ulong, read_word)
         read_word.append(_inst(OP_BRANCH, have_word))
+        orig_entry = self.blocks[0][0][1]
+        # Which part runs is a specialization constant (SPEC_RESUMING): the first pass's pipeline
+        # has the copies below as dead code, a later pass's the original, and the compiler drops
+        # it before llvmpipe compiles (a barrier kernel is a coroutine, whose splitting grows
+        # with the square of its size: twice the code took pyopencl's first scan 2.8 -> 15 s).
         with_word = [_inst(OP_LABEL, have_word),
                      _inst(OP_PHI, b.ulong, hdr, at_word, load_word, m.constant(b.ulong, 0), entry),
                      _inst(OP_I_NOT_EQUAL, b.bool, given_h, hdr, m.constant(b.ulong, 0)),
-                     _inst(OP_SELECTION_MERGE, have_pass, 0), _inst(OP_BRANCH_CONDITIONAL, given_h, load_pass, have_pass)]
-        read_pass = [_inst(OP_LABEL, load_pass)]
-        at_pass = b.load(hdr, PASS, u, read_pass)
-        read_pass.append(_inst(OP_BRANCH, have_pass))
-        orig_entry = self.blocks[0][0][1]
-        with_pass = [_inst(OP_LABEL, have_pass),
-                     _inst(OP_PHI, u, pass_, at_pass, load_pass, m.constant(u, 0), have_word),
-                     _inst(OP_I_NOT_EQUAL, b.bool, later, pass_, m.constant(u, 0)),
-                     _inst(OP_SELECTION_MERGE, unreachable, 0),
-                     _inst(OP_BRANCH_CONDITIONAL, later, resume_check, orig_entry)]
+                     _inst(OP_I_NOT_EQUAL, b.bool, later, b.spec_resuming, m.constant(u, 0))]
+        if self.group:  # the group's largest count starts at 0 (every work-item passes here)
+            with_word += [_inst(228, b.group_max, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0)),
+                          b.group_barrier()]  # OpAtomicStore
+        with_word += [_inst(OP_SELECTION_MERGE, unreachable, 0),
+                      _inst(OP_BRANCH_CONDITIONAL, later, resume_check, orig_entry)]
         self.header, self.given = hdr, given_h
         # Later passes: this work-item's record says where it resumes (its loop number, when
         # the epoch is this launch's), else it is done.
@@ -323,14 +344,14 @@ class _Function:
                _inst(OP_SELECT, u, sel, mine, number, m.constant(u, 0)),
                _inst(OP_SELECTION_MERGE, unreachable_sw, 0),
                _inst(OP_SWITCH, sel, done, *[w for lp in loops for w in (lp.number, res_labels[lp.number])])]
-        out_blocks = [first, read_word, with_word, read_pass, with_pass]
+        out_blocks = [first, read_word, with_word]
         out_blocks += self._with_checks(self.blocks, {lp.header: lp for lp in loops}, {})
         out_blocks += [rc, [_inst(OP_LABEL, done), _inst(OP_RETURN)]]
         for loop in loops:
             out_blocks += self._copy(loop, res_labels[loop.number], loops)
         out_blocks += [[_inst(OP_LABEL, unreachable_sw), _inst(OP_UNREACHABLE)],
                        [_inst(OP_LABEL, unreachable), _inst(OP_UNREACHABLE)]]
-        return head + [i for blk in out_blocks for i in blk] + end, stride
+        return head + [i for blk in out_blocks for i in blk] + end, stride, self.group
 
     def _copy(self, loop: _Loop, res_label: int, loops: list[_Loop]) -> list[list[array]]:
         """RES: the record read back, the rest computed again, then a copy of the blocks from the
@@ -357,7 +378,13 @@ class _Function:
                 if rid is not None:
                     names[rid] = new()
                     self._decorate_copy(rid, names[rid])
-        res.append(_inst(OP_BRANCH, names[loop.header]))
+        restored = [res]
+        if self.group:  # the group's local memory back, before any work-item reads it
+            done, last = b.copy_locals(self.locals, self.header, False, res)
+            restored = done + [last]
+            last.append(b.group_barrier())
+        restored[-1].append(_inst(OP_BRANCH, names[loop.header]))
+        res_label = restored[-1][0][1]
         copied = []
         for blk in self.blocks:
             label = blk[0][1]
@@ -390,7 +417,7 @@ class _Function:
             copied.append(out)
         order = _reverse_postorder(copied, names[loop.header])
         inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
-        return [res] + self._with_checks(order, inside, names)
+        return restored + self._with_checks(order, inside, names)
 
     def _decorate_copy(self, old: int, new_id: int) -> None:
         for inst in self.b.decorations.get(old, ()):
@@ -453,8 +480,15 @@ class _Function:
         merge_inst[1] = new_merge
         if merge_inst[2] == label:  # a one-block loop: its rest is now the continue target
             merge_inst[2] = after
+        tested = count
+        if self.group:  # the group's largest count, the same for all: they leave together
+            old_max, tested = new(), new()
+            counted = counted + [
+                _inst(239, u, old_max, b.group_max, m.constant(u, 2), m.constant(u, 0), count),  # OpAtomicUMax
+                b.group_barrier(), _inst(227, u, tested, b.group_max, m.constant(u, 2), m.constant(u, 0)),
+                b.group_barrier()]  # OpAtomicLoad; no work-item adds to it before all have read it
         new_header = [header[0], *phis, *counted,
-                      _inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, count, m.constant(u, b.limit)),
+                      _inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, tested, m.constant(u, b.limit)),
                       _inst(OP_LOGICAL_AND, b.bool, go, over, self.given),
                       merge_inst, _inst(OP_BRANCH_CONDITIONAL, go, new_merge, after)]
         rest_block = [_inst(OP_LABEL, after), *rest, term]
@@ -543,10 +577,14 @@ class _Function:
             b.store(rec, 4 * (RECORD_WORDS + k), w, sus)
         b.store(rec, 0, b.load(self.header, EPOCH, u, sus), sus)
         b.store(rec, 4, m.constant(u, loop.number), sus)
-        b.store(self.header, SUSPENDED, m.constant(u, 1), sus)
-        sus.append(_inst(OP_RETURN))
+        suspension = [sus]
+        if self.group:  # the group's local memory to its area
+            done, last = b.copy_locals(self.locals, self.header, True, sus)
+            suspension = done + [last]
+        b.store(self.header, SUSPENDED, m.constant(u, 1), suspension[-1])
+        suspension[-1].append(_inst(OP_RETURN))
         at = next(k for k, blk in enumerate(out) if blk[0][1] == merge)
-        out[at:at] = [nm, sus, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]
+        out[at:at] = [nm, *suspension, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]
         return out
 
     def _undef(self, type_id: int) -> int:

@@ -15,8 +15,12 @@ from vkcl.compiler.spirv_edit import Module, instruction as _inst
 MARK = "vkcl.resume"
 WORD_HEADER = 16  # byte offset, in the loop word, of the running dispatch's header address
 # Header fields (byte offsets): written by the host before a pass, the flag by the kernel.
-SUSPENDED, EPOCH, PASS, GROUP_SIZE, AREA, BASE, COUNTS, HEADER = 0, 4, 8, 12, 16, 24, 36, 48
+SUSPENDED, EPOCH, PASS, GROUP_SIZE, AREA, BASE, COUNTS = 0, 4, 8, 12, 16, 24, 36
+# Work-groups that wait at barriers save their local memory: where (each group at LOCAL_AREA +
+# its index x LOCAL_STRIDE bytes).
+LOCAL_AREA, LOCAL_STRIDE, LOCAL_SIZE, HEADER = 48, 56, 60, 72  # LOCAL_SIZE: x and y
 RECORD_WORDS = 2  # epoch, loop number; then the saved words
+SPEC_RESUMING = 0x7F564B12  # specialization constant: 1 in the pipelines of the passes after the first
 
 OP_STRING, OP_NAME, OP_ENTRY_POINT, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID = 7, 5, 15, 16, 331
 OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_ARRAY = 20, 21, 22, 23, 28
@@ -31,7 +35,9 @@ OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNRE
 OP_FUNCTION = 54
 SC_INPUT, SC_UNIFORM_CONSTANT, SC_UNIFORM, SC_FUNCTION, SC_PUSH_CONSTANT = 1, 0, 2, 7, 9
 SC_WORKGROUP, SC_PHYSICAL = 4, spirv.SC_PHYSICAL_STORAGE_BUFFER
-DECORATION_BUILTIN, BUILTIN_WORKGROUP_ID, BUILTIN_LOCAL_INDEX = 11, 26, 29
+# A work-item's index in its group comes from LocalInvocationId (which clspv declares) and the
+# group's size in the header.
+DECORATION_BUILTIN, BUILTIN_WORKGROUP_ID, BUILTIN_LOCAL_ID = 11, 26, 27
 ALIGNED, CAPABILITY_INT16 = 2, 22
 
 
@@ -65,6 +71,20 @@ class StateBuilder:
         self.v3uint = m.find_type(OP_TYPE_VECTOR, u, 3)
         self.fn_uint = m.pointer_type(SC_FUNCTION, u)
         self.spec = self._spec_word()
+        self.spec_resuming = self.m.new_id()
+        self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, self.spec_resuming, 0))
+        self.new_decorations.append(_inst(OP_DECORATE, self.spec_resuming, 1, SPEC_RESUMING))
+        self._group_max = None
+
+    @property
+    def group_max(self) -> int:
+        """A Workgroup uint: the largest count of a work-group's work-items (barrier kernels)."""
+        if self._group_max is None:
+            self._group_max = self.m.new_id()
+            ptr = self.m.pointer_type(SC_WORKGROUP, self.uint)
+            self.m.declare(_inst(OP_VARIABLE, ptr, self._group_max, SC_WORKGROUP))
+            self.m.type_of[self._group_max] = ptr
+        return self._group_max
 
     # -- module-level pieces ------------------------------------------------------------------
     def _spec_word(self) -> tuple[int, int]:
@@ -103,11 +123,12 @@ class StateBuilder:
         debug_at = next(k for k, i in enumerate(m.insts) if _op(i) in (2, 3, 4, OP_STRING, OP_NAME, 6, 330)
                         or 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
         strings = []
-        for entry, stride in changed:
+        for entry, stride, group in changed:
             name, _ = spirv.literal_string(entry, 3, len(entry))
-            strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride}")))
+            strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride} {int(group)}")))
             used = set(entry[3 + len(spirv.string_words(name)):])
-            for var in (self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_INDEX]):
+            extra = [self.group_max] if group else []
+            for var in [self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_ID]] + extra:
                 if var not in used:
                     entry.append(var)
                     entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
@@ -247,26 +268,152 @@ class StateBuilder:
         a, p = self.address(base, offset, out), self.m.new_id()
         out += [_inst(OP_CONVERT_U_TO_PTR, self.psb_uint, p, a), _inst(OP_STORE, p, value, ALIGNED, 4)]
 
-    def record(self, header: int, stride: int, out: list[array]) -> int:
-        """The address of this work-item's record (see the module docstring)."""
-        m, u, new = self.m, self.uint, self.m.new_id
+    def load_ids(self, out: list[array]) -> None:
+        """The work-group's and the work-item's ids, read once in the entry block (`out`)."""
+        wid, lid = self.m.new_id(), self.m.new_id()
+        out += [_inst(OP_LOAD, self.v3uint, wid, self.builtins[BUILTIN_WORKGROUP_ID]),
+                _inst(OP_LOAD, self.v3uint, lid, self.builtins[BUILTIN_LOCAL_ID])]
+        self.ids = wid, lid
+
+    def group_index(self, header: int, out: list[array]) -> tuple[int, int, int, int]:
+        """This work-group's index in the dispatch, the work-item's in the dispatch and in its
+        work-group, and the work-group size (from the dispatch's header)."""
+        u, new = self.uint, self.m.new_id
         size = self.load(header, GROUP_SIZE, u, out)
-        area = self.load(header, AREA, self.ulong, out)
         base = [self.load(header, BASE + 4 * d, u, out) for d in range(3)]
         counts = [self.load(header, COUNTS + 4 * d, u, out) for d in range(2)]
-        wid, lidx = new(), new()
-        out += [_inst(OP_LOAD, self.v3uint, wid, self.builtins[BUILTIN_WORKGROUP_ID]),
-                _inst(OP_LOAD, u, lidx, self.builtins[BUILTIN_LOCAL_INDEX])]
+        local_size = [self.load(header, LOCAL_SIZE + 4 * d, u, out) for d in range(2)]
+        wid, lid = self.ids
+        lx, ly, lz, l1, l2, l3, lidx = (new() for _ in range(7))
+        out += [_inst(OP_COMPOSITE_EXTRACT, u, lx, lid, 0), _inst(OP_COMPOSITE_EXTRACT, u, ly, lid, 1),
+                _inst(OP_COMPOSITE_EXTRACT, u, lz, lid, 2), _inst(OP_I_MUL, u, l1, lz, local_size[1]),
+                _inst(OP_I_ADD, u, l2, l1, ly), _inst(OP_I_MUL, u, l3, l2, local_size[0]),
+                _inst(OP_I_ADD, u, lidx, l3, lx)]
         g = []
         for d in range(3):
             c, rel = new(), new()
             out += [_inst(OP_COMPOSITE_EXTRACT, u, c, wid, d), _inst(OP_I_SUB, u, rel, c, base[d])]
             g.append(rel)
-        t1, t2, t3, group, t5, index, index64, offset, rec = (new() for _ in range(9))
+        t1, t2, t3, group, t5, index = (new() for _ in range(6))
         out += [_inst(OP_I_MUL, u, t1, g[2], counts[1]), _inst(OP_I_ADD, u, t2, t1, g[1]),
                 _inst(OP_I_MUL, u, t3, t2, counts[0]), _inst(OP_I_ADD, u, group, t3, g[0]),
-                _inst(OP_I_MUL, u, t5, group, size), _inst(OP_I_ADD, u, index, t5, lidx),
-                _inst(OP_U_CONVERT, self.ulong, index64, index),
-                _inst(OP_I_MUL, self.ulong, offset, index64, m.constant(self.ulong, stride)),
+                _inst(OP_I_MUL, u, t5, group, size), _inst(OP_I_ADD, u, index, t5, lidx)]
+        return group, index, lidx, size
+
+    def record(self, header: int, stride: int, out: list[array]) -> int:
+        """The address of this work-item's record (see the module docstring)."""
+        _, index, _, _ = self.group_index(header, out)
+        area = self.load(header, AREA, self.ulong, out)
+        index64, offset, rec = self.m.new_id(), self.m.new_id(), self.m.new_id()
+        out += [_inst(OP_U_CONVERT, self.ulong, index64, index),
+                _inst(OP_I_MUL, self.ulong, offset, index64, self.m.constant(self.ulong, stride)),
                 _inst(OP_I_ADD, self.ulong, rec, area, offset)]
         return rec
+
+    # -- a work-group's local memory -------------------------------------------------------------
+    def group_barrier(self) -> array:
+        """A work-group barrier as clspv writes barrier(CLK_LOCAL_MEM_FENCE)."""
+        u = self.uint
+        return _inst(OP_CONTROL_BARRIER, self.m.constant(u, 2), self.m.constant(u, 2), self.m.constant(u, 264))
+
+    def leaf_paths(self, type_id: int, path: tuple = ()) -> list[tuple[tuple, int]] | None:
+        """The scalar and vector parts of a type held in local memory, as access-chain indices."""
+        m = self.m
+        kind = m.kind(type_id)
+        if kind in (OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR):
+            return [(path, type_id)] if self.leaves(type_id) is not None else None
+        members = m.members(type_id) if kind in (OP_TYPE_STRUCT, OP_TYPE_ARRAY) else None
+        if members is None:
+            return None
+        out = []
+        for k, member in enumerate(members):
+            sub = self.leaf_paths(member, path + (k,))
+            if sub is None:
+                return None
+            out += sub
+        return out
+
+    def local_shape(self, var: int) -> tuple[list[int], int, list] | None:
+        """A Workgroup variable's array lengths (ids: constants or specialization constants), its
+        element type and that type's leaf paths; None where it cannot be copied."""
+        m = self.m
+        sc_type = m.pointee(m.type_of.get(var, 0))
+        if sc_type is None:
+            return None
+        t, dims = sc_type[1], []
+        while m.kind(t) == OP_TYPE_ARRAY:
+            dims.append(m.types[t][3])
+            t = m.types[t][2]
+        leaves = self.leaf_paths(t)
+        return (dims, t, leaves) if leaves else None
+
+    def _word_at(self, area: int, index: int, out: list[array]) -> int:
+        i64, byte, a = self.m.new_id(), self.m.new_id(), self.m.new_id()
+        out += [_inst(OP_U_CONVERT, self.ulong, i64, index),
+                _inst(OP_I_MUL, self.ulong, byte, i64, self.m.constant(self.ulong, 4)),
+                _inst(OP_I_ADD, self.ulong, a, area, byte)]
+        return a
+
+    def copy_locals(self, variables: list[int], header: int, save: bool, block: list[array]
+                    ) -> tuple[list[list[array]], list[array]]:
+        """Blocks copying the work-group's Workgroup variables to its area (`save`) or back,
+        each work-item taking every group-size-th element. `block` is the open block they start
+        in; returns the finished blocks and the open one they end in (no terminator yet)."""
+        m, u, new = self.m, self.uint, self.m.new_id
+        group, _, lidx, size = self.group_index(header, block)
+        first = self.load(header, LOCAL_AREA, self.ulong, block)
+        stride = self.load(header, LOCAL_STRIDE, u, block)
+        g64, s64, off, area = new(), new(), new(), new()
+        block += [_inst(OP_U_CONVERT, self.ulong, g64, group), _inst(OP_U_CONVERT, self.ulong, s64, stride),
+                  _inst(OP_I_MUL, self.ulong, off, g64, s64), _inst(OP_I_ADD, self.ulong, area, first, off)]
+        done: list[list[array]] = []
+        base = m.constant(u, 0)
+        for var in variables:
+            dims, _, leaves = self.local_shape(var)
+            width = sum(self.leaves(t) for _, t in leaves)
+            count = m.constant(u, 1)
+            for d in dims:
+                c = new()
+                block.append(_inst(OP_I_MUL, u, c, count, d))
+                count = c
+            head, body, cont, after, e, e1, more = (new() for _ in range(7))
+            block.append(_inst(OP_BRANCH, head))
+            done.append(block)
+            done.append([_inst(OP_LABEL, head), _inst(OP_PHI, u, e, lidx, block[0][1], e1, cont),
+                         _inst(176, self.bool, more, e, count),  # OpULessThan
+                         _inst(OP_LOOP_MERGE, after, cont, 0), _inst(OP_BRANCH_CONDITIONAL, more, body, after)])
+            work = [_inst(OP_LABEL, body)]
+            rest, index = e, [0] * len(dims)
+            for k in reversed(range(len(dims))):
+                i, q = new(), new()
+                work += [_inst(137, u, i, rest, dims[k]), _inst(134, u, q, rest, dims[k])]  # OpUMod, OpUDiv
+                index[k], rest = i, q
+            scaled, word0 = new(), new()
+            work += [_inst(OP_I_MUL, u, scaled, e, m.constant(u, width)), _inst(OP_I_ADD, u, word0, base, scaled)]
+            at = 0
+            for path, t in leaves:
+                ptr = new()
+                work.append(_inst(OP_ACCESS_CHAIN, m.pointer_type(SC_WORKGROUP, t), ptr, var, *index,
+                                  *[m.constant(u, k) for k in path]))
+                n = self.leaves(t)
+                addresses = []
+                for j in range(n):
+                    w = new()
+                    work.append(_inst(OP_I_ADD, u, w, word0, m.constant(u, at + j)))
+                    addresses.append(self._word_at(area, w, work))
+                at += n
+                if save:
+                    v = new()
+                    work.append(_inst(OP_LOAD, t, v, ptr))
+                    for a, w in zip(addresses, self.to_words(v, t, work)):
+                        self.store(a, 0, w, work)
+                else:
+                    words = [self.load(a, 0, u, work) for a in addresses]
+                    work.append(_inst(OP_STORE, ptr, self.from_words(words, t, work)))
+            work.append(_inst(OP_BRANCH, cont))
+            done += [work, [_inst(OP_LABEL, cont), _inst(OP_I_ADD, u, e1, e, size), _inst(OP_BRANCH, head)]]
+            block = [_inst(OP_LABEL, after)]
+            used, nxt = new(), new()
+            block += [_inst(OP_I_MUL, u, used, count, m.constant(u, width)), _inst(OP_I_ADD, u, nxt, base, used)]
+            base = nxt
+        return done, block

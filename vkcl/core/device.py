@@ -261,7 +261,7 @@ class Device(CLObject):
             roll_copies=pd.driver_name == "llvmpipe",
             negate_zero_operands=pd.driver_name == "llvmpipe",
             **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
-            resume_limit=((LLVMPIPE_BUDGET - LLVMPIPE_MARGIN) // llvmpipe_lanes(pd.name)
+            resume_limit=((config.get("resume_limit") or (LLVMPIPE_BUDGET - LLVMPIPE_MARGIN) // llvmpipe_lanes(pd.name))
                           if pd.driver_name == "llvmpipe" and config.get("resume_loops") else 0),
         )
 

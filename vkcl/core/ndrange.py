@@ -13,8 +13,10 @@ import weakref
 
 from vkcl import compiler
 from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups, spirv_resume
+from vkcl.compiler.spirv_resume_state import SPEC_RESUMING
 from vkcl._gen import cl
 from vkcl.core import bounds, loop_cuts, printf
+from vkcl.core.device import llvmpipe_lanes
 from vkcl.core.commands import Command
 from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc
@@ -114,17 +116,20 @@ class KernelPlan:
         self.wg_ids = tuple(spec.get(f"workgroup_size_{c}") for c in "xyz")
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
-        self.resume_stride = image.resumed.get(self.name, 0)
+        # (bytes of a work-item's record, whether work-groups save their local memory)
+        self.resume_stride, self.resume_locals = image.resumed.get(self.name, (0, False))
         self.pipelines: dict = {}
         vkp.destroy_pipelines(self, image.vk, self.pipelines)
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
         self.lock = threading.Lock()
 
     def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int,
-                 group_counts: tuple | None = None):
+                 group_counts: tuple | None = None, resuming: bool = False):
         """The pipeline for these sizes; `group_counts`: the NumWorkgroups a split launch's
-        dispatches give their kernel instead of their own counts."""
-        key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim, group_counts)
+        dispatches give their kernel instead of their own counts; `resuming`: for the passes
+        after the first of a kernel whose loops suspended (compiler/spirv_resume.py)."""
+        key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim, group_counts,
+               resuming)
         p = self.pipelines.get(key)
         if p is None:
             with self.lock:
@@ -143,6 +148,8 @@ class KernelPlan:
                         spec[sid] = n
                     if self.image.loop_word is not None:
                         spec.update(self.image.loop_word.spec())
+                    if resuming:
+                        spec[SPEC_RESUMING] = 1
                     if group_counts is not None:
                         spec[spirv_num_groups.SPEC_FLAG] = 1
                         spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))
@@ -212,7 +219,7 @@ class Launch:
     pipelines and the builtin push constants (ids of each region) already in place. Cached on
     the plan, so repeated enqueues only pack argument bytes."""
 
-    __slots__ = ("dispatches", "builtin_pcs", "group_sizes")
+    __slots__ = ("dispatches", "builtin_pcs", "group_sizes", "pipeline_args")
 
     def __init__(self, plan: KernelPlan, vkdev, work_dim: int, offset: tuple, global_: tuple, local: tuple,
                  local_counts: tuple):
@@ -221,6 +228,7 @@ class Launch:
         b = plan.builtins
         self.dispatches = []  # (pipeline, region index, base groups, group counts)
         self.group_sizes = []  # work-items per work-group, per dispatch
+        self.pipeline_args = []  # per dispatch: what KernelPlan.pipeline made its pipeline of
         self.builtin_pcs = []  # per region: push-constant bytes with only the builtins set, or None
         for start, size, loc in regions(global_, local):
             groups = tuple(s // l for s, l in zip(size, loc))
@@ -240,9 +248,11 @@ class Launch:
             chunks = grid_chunks(pad(groups, 1), vkdev.physical.limits["maxComputeWorkGroupCount"])
             # Split into several dispatches: each is told the region's whole work-group count.
             whole = pad(groups, 1) if len(chunks) > 1 and plan.image.group_counts else None
-            pipe = plan.pipeline(pad(loc, 1), local_counts, pad(offset, 0), work_dim, whole)
+            args = (pad(loc, 1), local_counts, pad(offset, 0), work_dim, whole)
+            pipe = plan.pipeline(*args)
             for base, count in chunks:
                 self.dispatches.append((pipe, region, base, count))
+                self.pipeline_args.append(args)
                 self.group_sizes.append(loc[0] * (loc[1] if n > 1 else 1) * (loc[2] if n > 2 else 1))
 
 
@@ -274,6 +284,7 @@ class NDRangeKernel(Command):
         if plan.conversions:
             convert_arguments(plan, pc)
         self.mems = mems  # kept alive until the kernel completes
+        self.local_sizes = [args[o].local_size for o, _, _ in plan.locals] if plan.resume_locals else ()
         if plan.constants_pc is not None and plan.image.constants is not None:
             struct.pack_into("<Q", pc, plan.constants_pc, plan.image.constants.address)
         if plan.printf_size or ubo is not None:
@@ -328,7 +339,11 @@ class NDRangeKernel(Command):
             vkc.fill_buffer(cb, a.buffer, a.offset, 4, 0)
             vkc.full_barrier(cb)
         if plan.resume_stride:
-            self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride)
+            local, lanes = 0, 0
+            if plan.resume_locals:  # what a work-group's local memory takes, __local arguments too
+                local = plan.image.static_local.get(plan.name, 0) + sum(self.local_sizes)
+                lanes = llvmpipe_lanes(self.event.queue.device.physical.name)
+            self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride, local, lanes)
         self.record_pass(cb)
 
     def record_pass(self, cb) -> None:
@@ -343,6 +358,10 @@ class NDRangeKernel(Command):
             lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, s, 1, sets, 0, ffi.NULL)
         for k, (pipe, region, base, count) in enumerate(self.launch.dispatches):
             if resume is not None:
+                if resume.passes:  # only dispatches that suspended, the pipeline that resumes them
+                    if k not in resume.active:
+                        continue
+                    pipe = plan.pipeline(*self.launch.pipeline_args[k], resuming=True)
                 resume.state.point_at(cb, resume.header_address(k))
             if pipe is not bound:
                 lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
