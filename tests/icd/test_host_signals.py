@@ -54,7 +54,10 @@ assert kernel_s > 0.2, (n, kernel_s)                  # long enough for the alar
 arm()
 start = time.monotonic()
 outcome = "no alarm"
+ev = None
 try:
+    # On lavapipe the enqueue itself waits (a kernel with a loop runs its passes before it
+    # returns: core/resume.py), so the alarm may land in either call.
     ev = k(q, (n,), None, O, np.uint32(trips))
     ev.wait()       # Python runs the handler as this call returns (its CALL checks), or after
     outcome = "returned"
@@ -65,7 +68,9 @@ except Alarm:
 # The alarm came 0.05 s into a call of more than 0.2 s; its exception reached the host's code,
 # and the call it arrived in had done its work (before, it failed with OUT_OF_HOST_MEMORY).
 assert outcome == "alarm" and len(fired) == 1, (outcome, fired)
-assert ev.command_execution_status == cl.command_execution_status.COMPLETE
+if ev is not None:
+    assert ev.command_execution_status == cl.command_execution_status.COMPLETE
+q.finish()
 got = get(O, np.zeros(n, np.uint32))
 for i in (0, 1, 777, n - 1):
     s = i
