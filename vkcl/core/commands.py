@@ -20,6 +20,7 @@ class Command:
     event = None
     waits: list = []
     query_pair = None
+    resume = None  # a launch whose loops may suspend: its passes (core/resume.py)
     # The memory objects the command uses. The Vulkan work names only their VkBuffer and
     # offsets, so this reference is what keeps a buffer released by the application (and its
     # memory range, which would otherwise be reused) alive until the command has completed;

@@ -233,6 +233,11 @@ class Device(CLObject):
         return struct.pack("<4I", *(self.physical.pci_bus or (0, 0, 0, 0)))
 
     @cached_property
+    def llvmpipe_lanes(self) -> int:
+        """Work-items per batch of llvmpipe (its vector width over 32)."""
+        return llvmpipe_lanes(self.physical.name)
+
+    @cached_property
     def compiler_caps(self):
         """What clspv may use on this device (vkcl.compiler.DeviceCaps)."""
         from vkcl.compiler import DeviceCaps

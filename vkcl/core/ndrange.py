@@ -16,7 +16,6 @@ from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups, spirv_resume
 from vkcl.compiler.spirv_resume_state import SPEC_RESUMING
 from vkcl._gen import cl
 from vkcl.core import bounds, loop_cuts, printf
-from vkcl.core.device import llvmpipe_lanes
 from vkcl.core.commands import Command
 from vkcl.errors import CLError
 from vkcl.vulkan import commands as vkc
@@ -259,7 +258,6 @@ class Launch:
 class NDRangeKernel(Command):
     command_type = cl.CL_COMMAND_NDRANGE_KERNEL
     ubo_alloc = dset = printf_alloc = printf_copy = bounds = None
-    resume = None  # a kernel that may suspend: its passes (core/resume.py), once recorded
 
     def __init__(self, queue, kernel, plan: KernelPlan, launch: Launch):
         vkdev = queue.vk
@@ -342,7 +340,7 @@ class NDRangeKernel(Command):
             local, lanes = 0, 0
             if plan.resume_locals:  # what a work-group's local memory takes, __local arguments too
                 local = plan.image.static_local.get(plan.name, 0) + sum(self.local_sizes)
-                lanes = llvmpipe_lanes(self.event.queue.device.physical.name)
+                lanes = self.event.queue.device.llvmpipe_lanes
             self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride, local, lanes)
         self.record_pass(cb)
 

@@ -230,7 +230,7 @@ class CommandQueue(CLObject):
         b.commands.append(cmd)
         if cmd.is_barrier:
             self.barrier_pending = True
-        if getattr(cmd, "resume", None) is not None:
+        if cmd.resume is not None:
             self.resuming = cmd  # submitted now; its completion decides whether it runs again
             if self.fast is not None:
                 self.fast.c.count += 1
@@ -464,7 +464,7 @@ class CommandQueue(CLObject):
             if cmd.query_pair is not None:
                 start, end = self.queries.read_ns(cmd.query_pair)
                 self.queries.give_back(cmd.query_pair)
-                first = getattr(cmd, "resume", None)
+                first = cmd.resume
                 if first is not None and first.start_ns is not None:
                     start = first.start_ns  # it ran in several passes (core/resume.py)
                 offset = self.clock.offset_ns()
