@@ -22,7 +22,7 @@ from typing import Union
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, packed_locals, pointer_units,
                            prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_merge_access,
-                           spirv_printf, struct_copies, toolchain, vector_inserts)
+                           spirv_printf, spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
 from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps
@@ -225,11 +225,13 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
-        def build(unroll_loops: bool, inline: bool = True):
+        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
             if not inline:
                 args = [a for a in args if a != INLINE_ENTRY_POINTS]
+            if not rotate:
+                args.append(spirv_single_pass_loops.NO_ROTATION)
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
                     return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args), args)
@@ -252,10 +254,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # `& 15` into a 16-element private array became i4 zexts, and clspv crashed): such a
         # program is built again with its loops rolled, which llvmpipe's long-loop passes
         # (spirv_resume) and loop-cut probe still cover.
+        unrolled = True
         if out.status == "crashed" and caps.loop_unroll_count and output_kind == "spirv":
             rolled_build = build(False)
             if rolled_build[0].ok:
-                out, renamed, args = rolled_build
+                (out, renamed, args), unrolled = rolled_build, False
         inline = True
         if out.status == "timeout" and optional:
             uninlined = build(True, inline=False)
@@ -269,7 +272,15 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                 and any(_waits_at_barriers(s, opts.include_dirs, headers) for s in inputs)):
             rolled = build(False, inline)
             if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
-                out, renamed, args = rolled
+                (out, renamed, args), unrolled = rolled, False
+        # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
+        # once; spirv_single_pass_loops): such a program is built again without loop rotation,
+        # and refused if a loop is still cut short.
+        if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
+            _log.info("a loop of clspv's output never repeats; building again without loop rotation")
+            out, renamed, args = build(unrolled, inline, rotate=False)
+            if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
+                out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)

@@ -1,0 +1,56 @@
+"""Loops that StructurizeCFG left unable to repeat (vkcl/compiler/spirv_single_pass_loops.py):
+found in clspv's output, built again without loop rotation, refused if still there."""
+from pathlib import Path
+
+import pytest
+
+from vkcl import compiler
+from vkcl.compiler import spirv_single_pass_loops
+
+# The reproducer: a flagged break, then a return on the flag.
+FLAG_THEN_RETURN = (Path(__file__).resolve().parent.parent / "kernels" / "two_exit_loop.cl").read_text()
+
+ORDINARY_LOOPS = [
+    "kernel void k(global float *o, int n) { float s = 0; for (int i = 0; i < n; i++) s += o[i]; o[0] = s; }",
+    "kernel void k(global int *o, int n) { int i = 0; do { o[i] += i; i++; } while (i < n && o[i] != 3); }",
+    "kernel void k(global int *o, int n) { for (int i = 0; i < n; i++) { if (o[i] < 0) break; o[i] *= 2; } }",
+    """kernel void k(global int *o, int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) {
+         if (o[i] == j) continue; if (o[i] > 100) break; o[i + n * j] += 1; } }""",
+    "kernel void k(global int *o, int n) { while (1) { if (o[n] == 0) return; n = o[n]; } }",
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch):
+    # A build made with the check turned off must not reach the cache other tests read.
+    monkeypatch.setenv("VKCL_CACHE", "0")
+
+
+@pytest.mark.parametrize("caps", [compiler.DeviceCaps(), compiler.DeviceCaps(loop_unroll_count=16,
+                                                                               loop_unroll_size=1000)],
+                         ids=["default", "unrolling"])
+def test_miscompiled_loop_is_found_and_rebuilt(monkeypatch, caps):
+    built = compiler.compile_source(FLAG_THEN_RETURN, "", caps)
+    assert built.ok, built.log
+    assert spirv_single_pass_loops.single_pass_loops(built.spirv) == []
+    # What clspv gives with rotation, that the check sends back: its loop never repeats.
+    monkeypatch.setattr(spirv_single_pass_loops, "single_pass_loops", lambda binary: [])
+    raw = compiler.compile_source(FLAG_THEN_RETURN, "", caps)
+    monkeypatch.undo()
+    assert raw.ok and len(spirv_single_pass_loops.single_pass_loops(raw.spirv)) == 1
+
+
+@pytest.mark.parametrize("index", range(len(ORDINARY_LOOPS)))
+def test_ordinary_loops_are_not_taken_for_it(monkeypatch, index):
+    found, check = [], spirv_single_pass_loops.single_pass_loops
+    monkeypatch.setattr(spirv_single_pass_loops, "single_pass_loops", lambda binary: found.append(check(binary)) or [])
+    built = compiler.compile_source(ORDINARY_LOOPS[index], "", compiler.DeviceCaps())
+    assert built.ok, built.log
+    assert found == [[]]  # clspv's own output, checked once: no rebuild
+
+
+def test_loop_still_cut_short_is_refused(monkeypatch):
+    monkeypatch.setattr(spirv_single_pass_loops, "single_pass_loops", lambda binary: [1])
+    built = compiler.compile_source(ORDINARY_LOOPS[0], "", compiler.DeviceCaps())
+    assert not built.ok and built.status == "error"
+    assert spirv_single_pass_loops.REFUSAL in built.log
