@@ -8,10 +8,11 @@ def assert_passed(result: subprocess.CompletedProcess) -> None:
     assert result.returncode == 0 and "FAIL" not in text, text[-6000:]
 
 
-def run_ok(python_with_icd, script: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run a pyopencl script through the ICD loader (compiler output off, no pyopencl cache);
-    it must exit 0 and print OK."""
-    result = python_with_icd(script, timeout=timeout, env={"PYOPENCL_COMPILER_OUTPUT": "0", "PYOPENCL_NO_CACHE": "1"})
+def run_ok(python_with_icd, script: str, timeout: int = 600, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run a pyopencl script through the ICD loader (compiler output off, no pyopencl cache,
+    `env` added); it must exit 0 and print OK."""
+    result = python_with_icd(script, timeout=timeout,
+                             env={"PYOPENCL_COMPILER_OUTPUT": "0", "PYOPENCL_NO_CACHE": "1", **(env or {})})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     assert "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     return result

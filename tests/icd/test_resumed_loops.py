@@ -27,8 +27,8 @@ def buf(a):
 """
 
 
-def run(python_with_icd, body: str):
-    return run_ok(python_with_icd, HEADER + body)
+def run(python_with_icd, body: str, env: dict | None = None):
+    return run_ok(python_with_icd, HEADER + body, env=env)
 
 
 def test_one_work_item_past_the_unrolled_budget(python_with_icd):
@@ -302,3 +302,54 @@ for G, L in ((48, 12), (48, 16), (40, 10), (24, 4)):
 print("OK")
 """, timeout=600, env={"PYOPENCL_COMPILER_OUTPUT": "0", "PYOPENCL_NO_CACHE": "1", "VKCL_RESUME_LIMIT": "50"})
     assert result.returncode == 0 and "OK" in result.stdout, result.stdout[-3000:] + result.stderr[-5000:]
+
+
+PRIVATE = r"""
+src = '''kernel void k(global uint *o, global float *f, global const float *init, uint n) {
+  uint hist[16]; float acc[4];
+  for (int i = 0; i < 16; i++) hist[i] = i;
+  for (int i = 0; i < 4; i++) acc[i] = init[(get_global_id(0) + i) % 8];
+  uint s = get_global_id(0);
+#pragma nounroll
+  for (uint i = 0; i < n + get_global_id(0) * 37u; i++) {
+    s = s * 1103515245u + (i ^ 12345u);
+    hist[s >> 28] += i;
+    acc[s % 3u + (i & 1)] += (float)(s >> 20) * 0.5f;
+  }
+  uint h = 0; for (int i = 0; i < 16; i++) h = h * 31u + hist[i];
+  o[get_global_id(0)] = h;
+  for (int i = 0; i < 4; i++) f[4 * get_global_id(0) + i] = acc[i]; }'''
+init = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45, -3e-39, 1.0, 3e38], np.float32)
+prg = cl.Program(ctx, src).build()
+N = 24
+def ref(n):
+    hs, accs = [], []
+    for g in range(N):
+        hist = list(range(16)); acc = np.array([init[(g + i) % 8] for i in range(4)], np.float32); s = g
+        for i in range(n + g * 37):
+            s = (s * 1103515245 + (i ^ 12345)) & M
+            hist[s >> 28] = (hist[s >> 28] + i) & M
+            j = s % 3 + (i & 1)
+            acc[j] = np.float32(acc[j] + np.float32((s >> 20) * 0.5))
+        h = 0
+        for x in hist:
+            h = (h * 31 + x) & M
+        hs.append(h); accs.append(acc)
+    return np.array(hs, np.uint32), np.concatenate(accs)
+o, fb = cl.Buffer(ctx, mf.READ_WRITE, 4 * N), cl.Buffer(ctx, mf.READ_WRITE, 16 * N)
+prg.k(q, (N,), (8,), o, fb, buf(init), np.uint32(TRIPS))
+r = np.empty(N, np.uint32); cl.enqueue_copy(q, r, o); fr = np.empty(4 * N, np.float32); cl.enqueue_copy(q, fr, fb)
+want_h, want_f = ref(TRIPS)
+assert (r == want_h).all(), np.flatnonzero(r != want_h)
+same = (fr.view(np.uint32) == want_f.view(np.uint32)) | (np.isnan(fr) & np.isnan(want_f))
+assert same.all(), (np.flatnonzero(~same), fr[~same], want_f[~same])
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("trips, limit", [(3000, "50"), (70000, "")], ids=["many_passes", "past_the_budget"])
+def test_private_arrays_are_saved_and_put_back(python_with_icd, trips, limit):
+    # A histogram and float sums in private arrays, written at every trip; the floats start at
+    # NaN, infinities, -0 and denormals and keep them or not bit for bit through every pass
+    # (VKCL_RESUME_LIMIT: 3,000 trips take many); and 70,000 trips rolled, past llvmpipe's budget.
+    run(python_with_icd, PRIVATE.replace("TRIPS", str(trips)), env={"VKCL_RESUME_LIMIT": limit} if limit else None)

@@ -37,6 +37,12 @@ SHAPES = {
         for (uint i = 0; i < n; i++) { if (a[i & 15] == 7) continue; if (s == 99) break; if (s == 98) return; s += a[i & 15]; }
         while (s > 1000) s = s / 3;
         o[get_global_id(0)] = s; }""",
+    # private arrays written in the loop: their contents go to the record after the loop's words
+    "private_arrays": """kernel void k(global uint *o, uint n, uint j) { uint p[16]; float2 q[3][2];
+        for (uint i = 0; i < 16; i++) p[i] = i * j;
+        for (uint i = 0; i < 6; i++) q[i / 2][i % 2] = (float2)(i);
+        uint s = 0; for (uint i = 0; i < n; i++) { s += p[(i * j) & 15]; p[s & 15] = i; q[s % 3][i & 1].y += 1.0f; }
+        o[get_global_id(0)] = s + (uint)q[j % 3][1].y; }""",
 }
 
 
@@ -79,12 +85,13 @@ def test_kernels_it_leaves_alone():
     barrier = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = get_global_id(0);
         for (uint i = 0; i < n; i++) s = s * 3u + i;
         l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = l[63 - get_local_id(0)]; }"""
-    private_array = """kernel void k(global uint *o, uint n, uint j) { uint p[16];
-        for (uint i = 0; i < 16; i++) p[i] = i * j;
-        uint s = 0; for (uint i = 0; i < n; i++) s += p[(i * j) & 15];
+    # a private array of more than PRIVATE_WORDS words: the records would be too big
+    big_private = """kernel void k(global uint *o, uint n, uint j) { uint p[260];
+        for (uint i = 0; i < 260; i++) p[i] = i * j;
+        uint s = 0; for (uint i = 0; i < n; i++) { s += p[(i * j) % 260u]; p[s % 260u] = i; }
         o[get_global_id(0)] = s; }"""
     no_loops = "kernel void k(global uint *o) { o[get_global_id(0)] = 1; }"
-    for src in (barrier, private_array, no_loops):
+    for src in (barrier, big_private, no_loops):
         r = compiler.compile_source(src, "", LLVMPIPE)
         assert r.ok, r.log
         assert spirv_resume.resumed_entry_points(r.spirv) == {}, src
@@ -104,3 +111,6 @@ def test_record_stride_covers_the_saved_words():
     assert group is False
     # epoch and loop number, then at least u (2 words), d (2), x, h, b, p (2), v (4)
     assert stride >= 4 * (spirv_resume.RECORD_WORDS + 13) and stride % 8 == 0
+    r = compiler.compile_source(SHAPES["private_arrays"], "", LLVMPIPE)
+    stride, _ = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    assert stride >= 4 * (spirv_resume.RECORD_WORDS + 1 + 16 + 12)  # s, p[16], q's 12 floats

@@ -34,9 +34,13 @@ outermost loops holding a barrier (whose trips OpenCL makes the work-group's), o
 largest count (an atomic maximum between two barriers), saving its Workgroup variables to an
 area of the group's and putting them back, then a barrier, before resuming.
 
-Left alone: entry points with calls or Function variables, and loops whose saved values include
-a pointer that is not a physical address nor computed from module-scope variables, or whose
-blocks hold an instruction of an unknown operand layout.
+A work-item's Function variables (private arrays) are saved after the loop's words, element by
+element, and put back before it resumes (at most PRIVATE_WORDS words).
+
+Left alone: entry points with calls or with Function variables of more words or of a length
+that is not a constant, and loops whose saved values include a pointer that is not a physical
+address nor computed from module-scope or Function variables, or whose blocks hold an
+instruction of an unknown operand layout.
 """
 from __future__ import annotations
 
@@ -53,6 +57,9 @@ from vkcl.compiler.spirv_resume_state import (
     OP_BITWISE_OR, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
     SC_UNIFORM_CONSTANT, SC_WORKGROUP, SUSPENDED, WORD_HEADER, StateBuilder)
 
+# The most words of Function variables (private arrays) a work-item saves: the records of a
+# launch take this much per work-item.
+PRIVATE_WORDS = 256
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -150,7 +157,11 @@ def _entry_point(b: StateBuilder, function: list[array]):
     if len(head) != 1:
         return None  # parameters
     body = [inst for blk in blocks for inst in blk]
-    if any(_op(inst) in (OP_FUNCTION_CALL, OP_VARIABLE) for inst in body):
+    privates = [inst[2] for inst in blocks[0] if _op(inst) == OP_VARIABLE]
+    if any(_op(inst) == OP_FUNCTION_CALL for inst in body) or sum(_op(inst) == OP_VARIABLE for inst in body) > len(privates):
+        return None
+    sizes = [b.private_words(v) for v in privates]
+    if None in sizes or sum(sizes) > PRIVATE_WORDS:
         return None
     barriers = any(_op(inst) == OP_CONTROL_BARRIER for inst in body)
     local = sorted({inst[k] for inst in body if _op(inst) in _LAYOUT_KNOWN for k in _ids(inst)
@@ -164,6 +175,7 @@ def _entry_point(b: StateBuilder, function: list[array]):
     # Work-items that wait at barriers or share local memory suspend together, at loops every
     # one of them runs as often (those holding a barrier), with their group's local memory.
     f.group, f.locals = barriers or bool(local), local
+    f.privates, f.private_words = privates, sum(sizes)
     loops = f.plan()
     if not loops:
         return None
@@ -179,6 +191,8 @@ class _Function:
 
     group = False  # its work-groups suspend together (barriers, local memory)
     locals: list = []  # the Workgroup variables it uses
+    privates: list = []  # its Function variables, whose contents each work-item saves
+    private_words = 0
 
     def __init__(self, b: StateBuilder, blocks: list[list[array]]):
         self.b, self.m = b, b.m
@@ -252,8 +266,8 @@ class _Function:
                 v = i[k]
                 if v in seen or v not in self.defined_in or self.defined_in[v] in region:
                     continue
-                if _op(self.defs[v]) == OP_LABEL:
-                    continue
+                if _op(self.defs[v]) in (OP_LABEL, OP_VARIABLE):
+                    continue  # a Function variable is the resumed function's too (its contents are saved)
                 seen.add(v)
                 outside.append(v)
         saved, remat = [], []
@@ -290,7 +304,8 @@ class _Function:
             return False
         for k in _ids(inst):
             w = inst[k]
-            if w in self.defined_in and not self._computable(w, region, order, depth + 1):
+            if w in self.defined_in and _op(self.defs[w]) != OP_VARIABLE \
+                    and not self._computable(w, region, order, depth + 1):
                 return False
         order.append(v)
         return True
@@ -298,7 +313,9 @@ class _Function:
     # -- output ----------------------------------------------------------------------------------
     def emit(self, head: list[array], end: list[array], loops: list[_Loop]):
         b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
-        stride = 4 * (RECORD_WORDS + max(loop.words for loop in loops))
+        # The record: epoch, loop number, the largest loop's words, then the Function variables.
+        self.private_at = 4 * (RECORD_WORDS + max(loop.words for loop in loops))
+        stride = self.private_at + 4 * self.private_words
         self.stride = stride = -(-stride // 8) * 8
         entry, load_word, have_word, resume_check, done = (new() for _ in range(5))
         unreachable_sw, unreachable = new(), new()
@@ -306,7 +323,11 @@ class _Function:
         # The word's address, and in it the running dispatch's header: read only where given (a
         # pipeline made without the word, or a dispatch without a header, runs as before).
         lo, hi, shifted, word, given_w, hdr, given_h, later = (new() for _ in range(8))
-        first = [_inst(OP_LABEL, entry), _inst(OP_VARIABLE, b.fn_uint, self.counter, SC_FUNCTION, m.constant(u, 0))]
+        # The function's variables move to the new first block, as SPIR-V wants them there.
+        first = [_inst(OP_LABEL, entry), _inst(OP_VARIABLE, b.fn_uint, self.counter, SC_FUNCTION, m.constant(u, 0)),
+                 *[i for i in self.blocks[0] if _op(i) == OP_VARIABLE]]
+        self.blocks[0] = [i for i in self.blocks[0] if _op(i) != OP_VARIABLE]
+        self.by_label[self.blocks[0][0][1]] = self.blocks[0]
         b.load_ids(first)
         first += [_inst(OP_U_CONVERT, b.ulong, lo, b.spec[0]), _inst(OP_U_CONVERT, b.ulong, hi, b.spec[1]),
                  _inst(OP_SHIFT_LEFT_LOGICAL, b.ulong, shifted, hi, m.constant(b.ulong, 32)),
@@ -379,9 +400,12 @@ class _Function:
                     names[rid] = new()
                     self._decorate_copy(rid, names[rid])
         restored = [res]
-        if self.group:  # the group's local memory back, before any work-item reads it
-            done, last = b.copy_locals(self.locals, self.header, False, res)
+        if self.privates:
+            done, last = b.copy_privates(self.privates, rec, self.private_at, False, res)
             restored = done + [last]
+        if self.group:  # the group's local memory back, before any work-item reads it
+            done, last = b.copy_locals(self.locals, self.header, False, restored.pop())
+            restored += done + [last]
             last.append(b.group_barrier())
         restored[-1].append(_inst(OP_BRANCH, names[loop.header]))
         res_label = restored[-1][0][1]
@@ -578,9 +602,12 @@ class _Function:
         b.store(rec, 0, b.load(self.header, EPOCH, u, sus), sus)
         b.store(rec, 4, m.constant(u, loop.number), sus)
         suspension = [sus]
-        if self.group:  # the group's local memory to its area
-            done, last = b.copy_locals(self.locals, self.header, True, sus)
+        if self.privates:
+            done, last = b.copy_privates(self.privates, rec, self.private_at, True, sus)
             suspension = done + [last]
+        if self.group:  # the group's local memory to its area
+            done, last = b.copy_locals(self.locals, self.header, True, suspension.pop())
+            suspension += done + [last]
         b.store(self.header, SUSPENDED, m.constant(u, 1), suspension[-1])
         suspension[-1].append(_inst(OP_RETURN))
         at = next(k for k, blk in enumerate(out) if blk[0][1] == merge)

@@ -334,8 +334,8 @@ class StateBuilder:
         return out
 
     def local_shape(self, var: int) -> tuple[list[int], int, list] | None:
-        """A Workgroup variable's array lengths (ids: constants or specialization constants), its
-        element type and that type's leaf paths; None where it cannot be copied."""
+        """A Workgroup or Function variable's array lengths (ids: constants or specialization
+        constants), its element type and that type's leaf paths; None where it cannot be copied."""
         m = self.m
         sc_type = m.pointee(m.type_of.get(var, 0))
         if sc_type is None:
@@ -354,18 +354,48 @@ class StateBuilder:
                 _inst(OP_I_ADD, self.ulong, a, area, byte)]
         return a
 
+    def private_words(self, var: int) -> int | None:
+        """How many words a Function variable's contents take; None: not saved (an array length
+        that is not a plain constant, a part that is not storable)."""
+        shape = self.local_shape(var)
+        if shape is None:
+            return None
+        dims, _, leaves = shape
+        count = 1
+        for d in dims:
+            if d not in self.m.constants or self.m.types[self.m.constants[d][0]][2] != 32:
+                return None
+            count *= self.m.constants[d][1][0]
+        return count * sum(self.leaves(t) for _, t in leaves)
+
     def copy_locals(self, variables: list[int], header: int, save: bool, block: list[array]
                     ) -> tuple[list[list[array]], list[array]]:
         """Blocks copying the work-group's Workgroup variables to its area (`save`) or back,
         each work-item taking every group-size-th element. `block` is the open block they start
         in; returns the finished blocks and the open one they end in (no terminator yet)."""
-        m, u, new = self.m, self.uint, self.m.new_id
+        m, new = self.m, self.m.new_id
         group, _, lidx, size = self.group_index(header, block)
         first = self.load(header, LOCAL_AREA, self.ulong, block)
-        stride = self.load(header, LOCAL_STRIDE, u, block)
+        stride = self.load(header, LOCAL_STRIDE, self.uint, block)
         g64, s64, off, area = new(), new(), new(), new()
         block += [_inst(OP_U_CONVERT, self.ulong, g64, group), _inst(OP_U_CONVERT, self.ulong, s64, stride),
                   _inst(OP_I_MUL, self.ulong, off, g64, s64), _inst(OP_I_ADD, self.ulong, area, first, off)]
+        return self._copy_variables(variables, SC_WORKGROUP, area, lidx, size, save, block)
+
+    def copy_privates(self, variables: list[int], record: int, offset: int, save: bool, block: list[array]
+                      ) -> tuple[list[list[array]], list[array]]:
+        """Blocks copying a work-item's Function variables to its record from byte `offset` on
+        (`save`) or back; as copy_locals."""
+        area = self.m.new_id()
+        block.append(_inst(OP_I_ADD, self.ulong, area, record, self.m.constant(self.ulong, offset)))
+        one = self.m.constant(self.uint, 1)
+        return self._copy_variables(variables, SC_FUNCTION, area, self.m.constant(self.uint, 0), one, save, block)
+
+    def _copy_variables(self, variables: list[int], storage: int, area: int, start: int, step: int, save: bool,
+                        block: list[array]) -> tuple[list[list[array]], list[array]]:
+        """Each variable's elements from `start` on in steps of `step`, word by word to the
+        words from `area` on (`save`) or back, the variables one after the other there."""
+        m, u, new = self.m, self.uint, self.m.new_id
         done: list[list[array]] = []
         base = m.constant(u, 0)
         for var in variables:
@@ -379,7 +409,7 @@ class StateBuilder:
             head, body, cont, after, e, e1, more = (new() for _ in range(7))
             block.append(_inst(OP_BRANCH, head))
             done.append(block)
-            done.append([_inst(OP_LABEL, head), _inst(OP_PHI, u, e, lidx, block[0][1], e1, cont),
+            done.append([_inst(OP_LABEL, head), _inst(OP_PHI, u, e, start, block[0][1], e1, cont),
                          _inst(176, self.bool, more, e, count),  # OpULessThan
                          _inst(OP_LOOP_MERGE, after, cont, 0), _inst(OP_BRANCH_CONDITIONAL, more, body, after)])
             work = [_inst(OP_LABEL, body)]
@@ -393,7 +423,7 @@ class StateBuilder:
             at = 0
             for path, t in leaves:
                 ptr = new()
-                work.append(_inst(OP_ACCESS_CHAIN, m.pointer_type(SC_WORKGROUP, t), ptr, var, *index,
+                work.append(_inst(OP_ACCESS_CHAIN, m.pointer_type(storage, t), ptr, var, *index,
                                   *[m.constant(u, k) for k in path]))
                 n = self.leaves(t)
                 addresses = []
@@ -411,7 +441,7 @@ class StateBuilder:
                     words = [self.load(a, 0, u, work) for a in addresses]
                     work.append(_inst(OP_STORE, ptr, self.from_words(words, t, work)))
             work.append(_inst(OP_BRANCH, cont))
-            done += [work, [_inst(OP_LABEL, cont), _inst(OP_I_ADD, u, e1, e, size), _inst(OP_BRANCH, head)]]
+            done += [work, [_inst(OP_LABEL, cont), _inst(OP_I_ADD, u, e1, e, step), _inst(OP_BRANCH, head)]]
             block = [_inst(OP_LABEL, after)]
             used, nxt = new(), new()
             block += [_inst(OP_I_MUL, u, used, count, m.constant(u, width)), _inst(OP_I_ADD, u, nxt, base, used)]
