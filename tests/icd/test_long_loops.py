@@ -22,10 +22,11 @@ def step(s, i):
 # Each work-item's n steps from its own id (the loop-cut tests); lcg(n, id) on the host.
 LCG_LOOP = ("kernel void k(global uint *o, uint n) { uint s = get_global_id(0);"
             " for (uint i = 0; i < n; i++) s = STEP(s, i); o[get_global_id(0)] = s; }")
-# The same with a barrier after the loop: no later pass resumes it on lavapipe (a kernel with
-# barriers suspends only at loops holding one, whose trips its work-items share:
-# compiler/spirv_resume.py), so its long loop is cut there.
-CUT_LOOP = LCG_LOOP.replace("o[get_global_id(0)] = s;", "barrier(CLK_GLOBAL_MEM_FENCE); o[get_global_id(0)] = s;")
+# The same loop inside a loop that waits at a barrier (and runs once): on lavapipe only the outer
+# loop may suspend (compiler/spirv_resume.py), so the inner one, alone past the budget, is cut.
+CUT_LOOP = ("kernel void k(global uint *o, uint n) { uint s = get_global_id(0);"
+            " for (uint j = 0; j <= (n >> 31); j++) { barrier(CLK_GLOBAL_MEM_FENCE);"
+            " for (uint i = 0; i < n; i++) s = STEP(s, i); } o[get_global_id(0)] = s; }")
 def lcg(n, s=0, start=0):
     for i in range(start, start + n):
         s = (s * 1103515245 + (i ^ 12345)) & M
@@ -397,8 +398,12 @@ for n in (65535, 65536, 100003):
 one = "kernel void k(global uint *o, uint n) { uint s = 0; for (uint i = 0; i < n; i++) s = STEP(s, i); o[0] = s; }"
 n = 16 * 65536 + 16
 assert launch(one, "k", 1, 1, np.uint32(n))[0] == lcg(n)  # on lavapipe in passes (core/resume.py)
-cut = one.replace("o[0] = s;", "barrier(CLK_GLOBAL_MEM_FENCE); o[0] = s;")
-if llvmpipe:  # with a barrier, cut short, which vkcl reports: the launch's event fails (core/loop_cuts.py)
+# with a barrier after it: on lavapipe its work-group votes after the loop at each pass
+after = one.replace("o[0] = s;", "barrier(CLK_GLOBAL_MEM_FENCE); o[0] = s;")
+assert launch(after, "k", 1, 1, np.uint32(n))[0] == lcg(n)
+cut = one.replace("for (uint i", "for (uint j = 0; j <= (n >> 31); j++) { barrier(CLK_GLOBAL_MEM_FENCE); for (uint i").replace(
+    "o[0] = s;", "} o[0] = s;")
+if llvmpipe:  # inside a barrier loop, cut short, which vkcl reports: the launch's event fails (core/loop_cuts.py)
     ev = cl.Program(ctx, STEP + cut).build().k(q, (1,), (1,), cl.Buffer(ctx, mf.READ_WRITE, 4), np.uint32(n))
     q.finish()
     assert ev.command_execution_status == cl.status_code.OUT_OF_RESOURCES, ev.command_execution_status
@@ -413,8 +418,8 @@ def test_a_loop_cut_short_fails_its_launch(python_with_icd):
 # lavapipe: llvmpipe cuts a batch's loops after 65,535 back-edges in all; vkcl's probe sees it
 # (compiler/spirv_loop_cuts.py) and the launch's event fails with CL_OUT_OF_RESOURCES, through
 # Python's path and C's repeated launches alike, while launches whose loops end stay right.
-# Elsewhere every launch is right. (A kernel with a barrier after its loop: otherwise later
-# passes resume its loop on lavapipe instead, tests/icd/test_resumed_loops.py.)
+# Elsewhere every launch is right. (CUT_LOOP: its long loop inside a barrier loop, which later
+# passes cannot resume on lavapipe; tests/icd/test_resumed_loops.py has those they can.)
 llvmpipe = "llvmpipe" in dev.name
 src = CUT_LOOP
 k = cl.Kernel(cl.Program(ctx, STEP + src).build(), "k")

@@ -353,3 +353,121 @@ def test_private_arrays_are_saved_and_put_back(python_with_icd, trips, limit):
     # NaN, infinities, -0 and denormals and keep them or not bit for bit through every pass
     # (VKCL_RESUME_LIMIT: 3,000 trips take many); and 70,000 trips rolled, past llvmpipe's budget.
     run(python_with_icd, PRIVATE.replace("TRIPS", str(trips)), env={"VKCL_RESUME_LIMIT": limit} if limit else None)
+
+
+# Kernels that wait at barriers, with long loops that hold none (compiler/spirv_resume_sync.py):
+# each work-item parks on its own count, and the work-group votes after the loop.
+SYNC = r"""
+src = '''kernel void k(global const uint *a, global const float *init, global uint *o, global float *f, uint n) {
+  local uint l[64]; local float lf[64]; uint lid = get_local_id(0), g = get_global_id(0);
+  l[lid] = lid * 7u; barrier(CLK_LOCAL_MEM_FENCE);
+  // at the top of the kernel: the vote at the loop's merge; a do-while, trips differ
+  uint s = l[(lid + 1) % get_local_size(0)], i = 0;
+#pragma nounroll
+  do { s = s * 1103515245u + (a[i % 64u] ^ i); i++; } while (i < n + lid * 3u);
+  // guarded twice (the vote at the outer merge): some work-items skip it, a float state
+  float x = init[g % 8u]; uint t = 0;
+  if (g % 3u != 0u) {
+    t = a[g % 64u];
+#pragma nounroll
+    for (uint j = g; j < n; j += 7u) { x = x * 0.5f + (float)(a[j % 64u] & 255u); s ^= j; }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  l[lid] = s; lf[lid] = x; barrier(CLK_LOCAL_MEM_FENCE);
+  o[g] = l[get_local_size(0) - 1 - lid] + i + t; f[g] = lf[(lid + 1) % get_local_size(0)]; }'''
+a = np.random.default_rng(2).integers(0, 1 << 30, 64, dtype=np.uint32)
+init = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45, -3e-39, 1.0, 3e38], np.float32)
+f32 = np.float32
+def ref(n, G, L):
+    s_, i_, x_, t_ = {}, {}, {}, {}
+    for g in range(G):
+        lid = g % L; s = ((lid + 1) % L) * 7; i = 0
+        while True:
+            s = (s * 1103515245 + (int(a[i % 64]) ^ i)) & M; i += 1
+            if not i < n + lid * 3: break
+        x, t = init[g % 8], 0
+        if g % 3:
+            t = int(a[g % 64])
+            for j in range(g, n, 7):
+                x = f32(f32(x * f32(0.5)) + f32(int(a[j % 64]) & 255)); s ^= j
+        s_[g], i_[g], x_[g], t_[g] = s, i, x, t
+    o = [(s_[g - g % L + L - 1 - g % L] + i_[g] + t_[g]) & M for g in range(G)]
+    f = [x_[g - g % L + (g % L + 1) % L] for g in range(G)]
+    return np.array(o, np.uint32), np.array(f, np.float32)
+prg = cl.Program(ctx, src).build()
+k = cl.Kernel(prg, "k")
+for G, L, n in SIZES:
+    o, fb = cl.Buffer(ctx, mf.READ_WRITE, 4 * G), cl.Buffer(ctx, mf.READ_WRITE, 4 * G)
+    k(q, (G,), (L,), buf(a), buf(init), o, fb, np.uint32(n))
+    r = np.empty(G, np.uint32); cl.enqueue_copy(q, r, o); fr = np.empty(G, np.float32); cl.enqueue_copy(q, fr, fb)
+    want, want_f = ref(n, G, L)
+    assert (r == want).all(), (G, L, n, np.flatnonzero(r != want))
+    same = (fr.view(np.uint32) == want_f.view(np.uint32)) | (np.isnan(fr) & np.isnan(want_f))
+    assert same.all(), (G, L, n, np.flatnonzero(~same), fr[~same], want_f[~same])
+print("OK")
+"""
+
+
+def test_loops_without_barriers_in_barrier_kernels_vote_after_them(python_with_icd):
+    # VKCL_RESUME_LIMIT makes a few hundred trips take passes; work-groups of 8 to 64
+    sizes = "[(64, 16, 300), (48, 8, 200), (64, 32, 150), (24, 24, 100), (64, 64, 90)]"
+    run(python_with_icd, SYNC.replace("SIZES", sizes), env={"VKCL_RESUME_LIMIT": "50"})
+
+
+def test_a_grid_stride_loop_then_a_reduction_in_local_memory(python_with_icd):
+    # The common shape: each work-item sums a strided share of a long input (70,000 trips, past
+    # llvmpipe's budget, cut before), then the work-group reduces in local memory with barriers.
+    run(python_with_icd, """
+src = '''kernel void k(global const uint *a, global uint *o, uint n, local uint *l) {
+  uint acc = 0;
+#pragma nounroll
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) acc = acc * 3u + a[i];
+  l[get_local_id(0)] = acc;
+  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) < s) l[get_local_id(0)] += l[get_local_id(0) + s];
+  }
+  if (get_local_id(0) == 0) o[get_group_id(0)] = l[0]; }'''
+G, L, n = 64, 16, 64 * 70000 + 40
+a = np.random.default_rng(1).integers(0, 1000, n, dtype=np.uint32)
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * (G // L))
+cl.Program(ctx, src).build().k(q, (G,), (L,), buf(a), o, np.uint32(n), cl.LocalMemory(4 * L))
+r = np.empty(G // L, np.uint32); cl.enqueue_copy(q, r, o)
+acc = np.zeros(G, np.uint64)
+padded = np.zeros(-(-n // G) * G, np.uint64); padded[:n] = a
+for t in range(len(padded) // G):
+    live = np.arange(G) + t * G < n
+    acc = np.where(live, (acc * 3 + padded[t * G:(t + 1) * G]) & M, acc)
+want = (acc.reshape(-1, L).sum(1) & M).astype(np.uint32)
+assert (r == want).all(), (r, want)
+print("OK")
+""")
+
+
+def test_a_value_of_one_loop_saved_by_the_next(python_with_icd):
+    # x is computed in the first loop's body and used after it, in the second loop, whose record
+    # keeps it: it must be the value that left the first loop, also for work-items that
+    # suspended inside the first loop (their x then comes through its new merge block).
+    run(python_with_icd, """
+src = '''kernel void k(global uint *o, uint n) { uint g = get_global_id(0), s = g, x = 0;
+#pragma nounroll
+  for (uint i = 0; i < n + g * 5u; i++) { s = s * 1103515245u + (i ^ 12345u); x = s ^ (i * 7u); }
+#pragma nounroll
+  for (uint j = 0; j < n; j++) s = s * 3u + (x ^ j);
+  o[g] = s + x; }'''
+def ref(n, G):
+    out = []
+    for g in range(G):
+        s, x = g, 0
+        for i in range(n + g * 5):
+            s = (s * 1103515245 + (i ^ 12345)) & M; x = s ^ ((i * 7) & M)
+        for j in range(n):
+            s = (s * 3 + (x ^ j)) & M
+        out.append((s + x) & M)
+    return np.array(out, np.uint32)
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * 24)
+cl.Program(ctx, src).build().k(q, (24,), (8,), o, np.uint32(130))
+r = np.empty(24, np.uint32); cl.enqueue_copy(q, r, o)
+assert (r == ref(130, 24)).all(), np.flatnonzero(r != ref(130, 24))
+print("OK")
+""", env={"VKCL_RESUME_LIMIT": "50"})

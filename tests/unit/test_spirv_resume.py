@@ -80,18 +80,41 @@ def test_barrier_loops_suspend_by_work_group(tmp_path):
     _val(tmp_path, r.spirv)
 
 
+# Loops without a barrier in kernels with barriers: the work-group votes after the loop (at its
+# merge, or at the merge of the selections around it), then all suspend or none.
+SYNC_LOOPS = {
+    "merge": """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = get_global_id(0), i = 0;
+        do { s = s * 3u + i; i++; } while (i < n + get_local_id(0));
+        l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = l[63 - get_local_id(0)] + i; }""",
+    "guarded": """kernel void k(global const uint *a, global uint *o, uint n, local uint *l) { uint s = 0, t = 0;
+        if (get_global_id(0) % 3u != 0u) { t = a[0]; for (uint i = get_global_id(0); i < n; i += 7u) s = s * 3u + a[i]; }
+        l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = l[0] ^ t; }""",
+    "with_barrier_loop": """kernel void k(global uint *o, uint n) { local uint l[64]; uint p[4] = {1, 2, 3, 4}; uint s = 0;
+        for (uint i = 0; i < n + get_local_id(0); i++) { p[i & 3] += i; s ^= p[(i >> 2) & 3]; }
+        l[get_local_id(0)] = s;
+        for (uint j = 0; j < n; j++) { barrier(CLK_LOCAL_MEM_FENCE); uint v = l[(get_local_id(0) + 1) & 63];
+            barrier(CLK_LOCAL_MEM_FENCE); l[get_local_id(0)] = v + j; }
+        o[get_global_id(0)] = l[get_local_id(0)]; }""",
+}
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+@pytest.mark.parametrize("shape", sorted(SYNC_LOOPS))
+def test_loops_without_barriers_in_barrier_kernels_vote(tmp_path, shape):
+    r = compiler.compile_source(SYNC_LOOPS[shape], "", LLVMPIPE)
+    assert r.ok, r.log
+    assert spirv_resume.resumed_entry_points(r.spirv)["k"][1] is True
+    _val(tmp_path, r.spirv)
+
+
 def test_kernels_it_leaves_alone():
-    # barriers, but only after the loop: its trips may differ between work-items of a group
-    barrier = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = get_global_id(0);
-        for (uint i = 0; i < n; i++) s = s * 3u + i;
-        l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); o[get_global_id(0)] = l[63 - get_local_id(0)]; }"""
     # a private array of more than PRIVATE_WORDS words: the records would be too big
     big_private = """kernel void k(global uint *o, uint n, uint j) { uint p[260];
         for (uint i = 0; i < 260; i++) p[i] = i * j;
         uint s = 0; for (uint i = 0; i < n; i++) { s += p[(i * j) % 260u]; p[s % 260u] = i; }
         o[get_global_id(0)] = s; }"""
     no_loops = "kernel void k(global uint *o) { o[get_global_id(0)] = 1; }"
-    for src in (barrier, big_private, no_loops):
+    for src in (big_private, no_loops):
         r = compiler.compile_source(src, "", LLVMPIPE)
         assert r.ok, r.log
         assert spirv_resume.resumed_entry_points(r.spirv) == {}, src

@@ -29,10 +29,11 @@ at area + index * stride: the epoch, the loop number, then the saved values as 3
 Each changed entry point is named in an OpString "vkcl.resume <entry point> <stride> <0|1>",
 1 where its work-groups suspend together.
 
-An entry point that waits at barriers or uses Workgroup memory suspends by work-group: only at
+An entry point that waits at barriers or uses Workgroup memory suspends by work-group: at
 outermost loops holding a barrier (whose trips OpenCL makes the work-group's), on the group's
 largest count (an atomic maximum between two barriers), saving its Workgroup variables to an
-area of the group's and putting them back, then a barrier, before resuming.
+area of the group's and putting them back, then a barrier, before resuming; at outermost loops
+without one, by a vote after the loop (spirv_resume_sync.py).
 
 A work-item's Function variables (private arrays) are saved after the loop's words, element by
 element, and put back before it resumes (at most PRIVATE_WORDS words).
@@ -48,8 +49,11 @@ from array import array
 
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
-from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE, Module, instruction as _inst
+from vkcl.compiler.spirv_edit import Module, instruction as _inst
+from vkcl.compiler.spirv_resume_sync import DONE, SyncExits, keep_at_point, plan as plan_sync
 from vkcl.compiler.spirv_resume_state import (
+    label_positions as _label_positions, named as _named, result_id as _result, targets as _targets,
+    with_predecessor,
     BUILTIN_LOCAL_ID, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER,
     OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_ADD, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
     OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE,
@@ -71,32 +75,6 @@ _LAYOUT_KNOWN = _COPYABLE | {OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHAB
 
 def _op(inst: array) -> int:
     return inst[0] & 0xFFFF
-
-
-def _result(inst: array) -> int | None:
-    op = _op(inst)
-    if op == OP_LABEL:
-        return inst[1]
-    return inst[2] if op not in _NO_RESULT_TYPE and len(inst) > 2 else None
-
-
-def _targets(block: list[array]) -> list[int]:
-    term = block[-1]
-    op = _op(term)
-    if op == OP_BRANCH:
-        return [term[1]]
-    if op == OP_BRANCH_CONDITIONAL:
-        return list(term[2:4])
-    if op == OP_SWITCH:
-        return [term[2]] + list(term[4::2])
-    return []
-
-
-def _named(block: list[array]) -> list[int]:
-    """Successors and the blocks its merge instruction names."""
-    extra = list(block[-2][1:3]) if len(block) > 1 and _op(block[-2]) == OP_LOOP_MERGE else (
-        [block[-2][1]] if len(block) > 1 and _op(block[-2]) == OP_SELECTION_MERGE else [])
-    return _targets(block) + extra
 
 
 def resumed_entry_points(data: bytes) -> dict[str, tuple[int, bool]]:
@@ -136,7 +114,10 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
         function = m.insts[i:j + 1]
         done = None
         if inst[2] in entries and builder.budget_left(budget):
-            done = _entry_point(builder, function)
+            try:
+                done = _entry_point(builder, function)
+            except _LeftAlone:
+                done = None
         if done is None:
             out += function
         else:
@@ -158,7 +139,8 @@ def _entry_point(b: StateBuilder, function: list[array]):
         return None  # parameters
     body = [inst for blk in blocks for inst in blk]
     privates = [inst[2] for inst in blocks[0] if _op(inst) == OP_VARIABLE]
-    if any(_op(inst) == OP_FUNCTION_CALL for inst in body) or sum(_op(inst) == OP_VARIABLE for inst in body) > len(privates):
+    if (any(_op(inst) == OP_FUNCTION_CALL for inst in body)
+            or sum(_op(inst) == OP_VARIABLE for inst in body) > len(privates)):
         return None
     sizes = [b.private_words(v) for v in privates]
     if None in sizes or sum(sizes) > PRIVATE_WORDS:
@@ -182,17 +164,22 @@ def _entry_point(b: StateBuilder, function: list[array]):
     return f.emit(head, end, loops)
 
 
+class _LeftAlone(Exception):
+    """An entry point found, while being rewritten, not to be resumable after all."""
+
+
 class _Loop:
-    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words")
+    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words", "sync")
 
 
-class _Function:
+class _Function(SyncExits):
     """One entry point's blocks and what resuming its outermost loops takes."""
 
     group = False  # its work-groups suspend together (barriers, local memory)
     locals: list = []  # the Workgroup variables it uses
     privates: list = []  # its Function variables, whose contents each work-item saves
     private_words = 0
+    escaped: dict = {}  # a value used after an earlier loop -> its phi there (_with_checks)
 
     def __init__(self, b: StateBuilder, blocks: list[list[array]]):
         self.b, self.m = b, b.m
@@ -211,13 +198,19 @@ class _Function:
         headers = [blk[0][1] for blk in self.blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
         bodies = {h: self._body(h) for h in headers}
         outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
-        if self.group:
-            outermost = [h for h in outermost
-                         if any(_op(i) == OP_CONTROL_BARRIER for x in bodies[h] for i in self.by_label[x])]
+        sync = {}
+        if self.group:  # loops holding a barrier, and loops without one that have a sync point
+            for h in outermost:
+                if not any(_op(i) == OP_CONTROL_BARRIER for x in bodies[h] for i in self.by_label[x]):
+                    sync[h] = plan_sync(self, h)
+            outermost = [h for h in outermost if sync.get(h, True)]
         loops = []
         for h in outermost:
             loop = self._loop(h, len(loops) + 1)
             if loop is not None:
+                loop.sync = sync.get(h)
+                if loop.sync:
+                    keep_at_point(self, loop)
                 loops.append(loop)
         return loops
 
@@ -314,7 +307,8 @@ class _Function:
     def emit(self, head: list[array], end: list[array], loops: list[_Loop]):
         b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
         # The record: epoch, loop number, the largest loop's words, then the Function variables.
-        self.private_at = 4 * (RECORD_WORDS + max(loop.words for loop in loops))
+        self.private_at = 4 * (RECORD_WORDS + max(loop.words + (loop.sync.words if loop.sync else 0)
+                                                  for loop in loops))
         stride = self.private_at + 4 * self.private_words
         self.stride = stride = -(-stride // 8) * 8
         entry, load_word, have_word, resume_check, done = (new() for _ in range(5))
@@ -347,8 +341,10 @@ class _Function:
                      _inst(OP_I_NOT_EQUAL, b.bool, given_h, hdr, m.constant(b.ulong, 0)),
                      _inst(OP_I_NOT_EQUAL, b.bool, later, b.spec_resuming, m.constant(u, 0))]
         if self.group:  # the group's largest count starts at 0 (every work-item passes here)
-            with_word += [_inst(228, b.group_max, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0)),
-                          b.group_barrier()]  # OpAtomicStore
+            with_word += [_inst(228, b.group_max, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0))]
+            if any(loop.sync for loop in loops):  # the vote of spirv_resume_sync too
+                with_word.append(_inst(228, b.group_any, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0)))
+            with_word.append(b.group_barrier())  # after the OpAtomicStores
         with_word += [_inst(OP_SELECTION_MERGE, unreachable, 0),
                       _inst(OP_BRANCH_CONDITIONAL, later, resume_check, orig_entry)]
         self.header, self.given = hdr, given_h
@@ -359,10 +355,11 @@ class _Function:
         epoch_rec = b.load(rec, 0, u, rc)
         number = b.load(rec, 4, u, rc)
         epoch = b.load(hdr, EPOCH, u, rc)
-        mine, sel = new(), new()
+        mine, sel, which = new(), new(), new()
         res_labels = {loop.number: new() for loop in loops}
         rc += [_inst(OP_I_EQUAL, b.bool, mine, epoch_rec, epoch),
-               _inst(OP_SELECT, u, sel, mine, number, m.constant(u, 0)),
+               _inst(199, u, which, number, m.constant(u, ~DONE)),  # OpBitwiseAnd: the loop, finished or not
+               _inst(OP_SELECT, u, sel, mine, which, m.constant(u, 0)),
                _inst(OP_SELECTION_MERGE, unreachable_sw, 0),
                _inst(OP_SWITCH, sel, done, *[w for lp in loops for w in (lp.number, res_labels[lp.number])])]
         out_blocks = [first, read_word, with_word]
@@ -380,12 +377,21 @@ class _Function:
         b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
         res = [_inst(OP_LABEL, res_label)]
         rec = b.record(self.header, self.stride, res)
+        number = b.load(rec, 4, u, res)
         b.store(rec, 4, m.constant(u, 0), res)
-        words = [b.load(rec, 4 * (RECORD_WORDS + k), u, res) for k in range(loop.words)]
+        words = [b.load(rec, 4 * (RECORD_WORDS + k), u, res)
+                 for k in range(loop.words + (loop.sync.words if loop.sync else 0))]
         names: dict[int, int] = {}
         phi_values = [b.from_words(words, t, res) for _, t in loop.phis]
         for v, t in loop.saved:
             names[v] = b.from_words(words, t, res)
+        if loop.sync:  # a work-item that had finished the loop passes its header back to the sync point
+            exits = {v: b.from_words(words, t, res) for v, t in loop.sync.values}
+            masked, skip, not_skip = new(), new(), new()
+            res += [_inst(199, u, masked, number, m.constant(u, DONE)),
+                    _inst(OP_I_NOT_EQUAL, b.bool, skip, masked, m.constant(u, 0)),
+                    _inst(168, b.bool, not_skip, skip)]  # OpLogicalNot
+            self.resuming = (loop.number, skip, not_skip, exits)
         for v in loop.remat:
             inst = array("I", self.defs[v])
             for k in _ids(inst):
@@ -441,7 +447,9 @@ class _Function:
             copied.append(out)
         order = _reverse_postorder(copied, names[loop.header])
         inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
-        return restored + self._with_checks(order, inside, names)
+        checked = self._with_checks(order, inside, names)
+        self.resuming = None
+        return restored + checked
 
     def _decorate_copy(self, old: int, new_id: int) -> None:
         for inst in self.b.decorations.get(old, ()):
@@ -465,6 +473,9 @@ class _Function:
                 blk[at:at] = [_inst(OP_LOAD, u, c, self.counter), _inst(OP_I_ADD, u, c1, c, m.constant(u, 1)),
                               _inst(OP_STORE, self.counter, c1)]
                 counts[blk[0][1]] = c1
+        # A loop's values used after it reach their uses through phis in its new merge block;
+        # a later loop that saves one saves the phi (its definition no longer dominates).
+        self.escaped = {}
         for label, loop in loops.items():
             out = self._suspending(out, label, loop, counts[label], names)
         return out
@@ -505,16 +516,21 @@ class _Function:
         if merge_inst[2] == label:  # a one-block loop: its rest is now the continue target
             merge_inst[2] = after
         tested = count
-        if self.group:  # the group's largest count, the same for all: they leave together
+        resuming = self.resuming if loop.sync and self.resuming and self.resuming[0] == loop.number else None
+        e_in = {names.get(v, v): value for v, value in resuming[3].items()} if resuming else {}
+        if self.group and not loop.sync:  # the group's largest count, the same for all: they leave together
             old_max, tested = new(), new()
             counted = counted + [
                 _inst(239, u, old_max, b.group_max, m.constant(u, 2), m.constant(u, 0), count),  # OpAtomicUMax
                 b.group_barrier(), _inst(227, u, tested, b.group_max, m.constant(u, 2), m.constant(u, 0)),
                 b.group_barrier()]  # OpAtomicLoad; no work-item adds to it before all have read it
-        new_header = [header[0], *phis, *counted,
-                      _inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, tested, m.constant(u, b.limit)),
-                      _inst(OP_LOGICAL_AND, b.bool, go, over, self.given),
-                      merge_inst, _inst(OP_BRANCH_CONDITIONAL, go, new_merge, after)]
+        leave = [_inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, tested, m.constant(u, b.limit)),
+                 _inst(OP_LOGICAL_AND, b.bool, go, over, self.given)]
+        if resuming:  # or straight through, for a work-item that had finished the loop
+            go, went = new(), go
+            leave.append(_inst(166, b.bool, go, went, resuming[1]))  # OpLogicalOr
+        new_header = [header[0], *phis, *counted, *leave, merge_inst,
+                      _inst(OP_BRANCH_CONDITIONAL, go, new_merge, after)]
         rest_block = [_inst(OP_LABEL, after), *rest, term]
         # The loop's exits go to the new merge block; edges that left the header leave its rest.
         out: list[list[array]] = []
@@ -530,14 +546,7 @@ class _Function:
                     if t[k] == merge:
                         t[k] = new_merge
                 blk[-1] = t
-            for k, inst in enumerate(blk):
-                if _op(inst) == OP_PHI and label in inst[4::2]:
-                    c = array("I", inst)
-                    for j in range(4, len(c), 2):
-                        if c[j] == label:
-                            c[j] = after
-                    blk[k] = c
-            out.append(blk)
+            out.append([with_predecessor(inst, label, after) for inst in blk])
         body.add(after)
         by_label = {blk[0][1]: blk for blk in out}
         exits = [blk[0][1] for blk in out if blk[0][1] in body and new_merge in _targets(blk)]
@@ -546,6 +555,7 @@ class _Function:
         nm = [_inst(OP_LABEL, new_merge)]
         old = by_label[merge]
         replaced = []
+        exit_of: dict[int, int] = {}  # a value after the loop -> its phi in the new merge block
         for k, inst in enumerate(old):
             if _op(inst) != OP_PHI:
                 continue
@@ -554,21 +564,29 @@ class _Function:
             if not inside:
                 continue
             v = new()
-            nm.append(_inst(OP_PHI, inst[1], v, *[w for pr in inside for w in pr], self._undef(inst[1]), label))
+            nm.append(_inst(OP_PHI, inst[1], v, *[w for pr in inside for w in pr],
+                            e_in.get(inst[2], self._undef(inst[1])), label))
             outside = [(w, p) for w, p in pairs if p not in body] + [(v, go_on)]
             old[k] = _inst(OP_PHI, inst[1], inst[2], *[w for pr in outside for w in pr])
             replaced.append(k)
+            exit_of[inst[2]] = v
         saved_phis = []
-        for i in phis:
+        for i in phis:  # (a finished work-item saves them too where the loop's merge is a sync point)
             v = new()
-            nm.append(_inst(OP_PHI, i[1], v, i[2], label, *[w for x in exits for w in (self._undef(i[1]), x)]))
+            at_exits = i[2] if loop.sync else self._undef(i[1])
+            nm.append(_inst(OP_PHI, i[1], v, i[2], label, *[w for x in exits for w in (at_exits, x)]))
             saved_phis.append((v, i[1]))
-        nm.append(_inst(OP_PHI, b.bool, flag, m.bool_constant(True), label,
+        nm.append(_inst(OP_PHI, b.bool, flag, resuming[2] if resuming else m.bool_constant(True), label,
                         *[w for x in exits for w in (m.bool_constant(False), x)]))
         # Values of the loop (past its header's test) used after it: through phis here.
         defined = {_result(i): i[1] for x in body - {label} for i in by_label[x]
                    if _result(i) is not None and _op(i) != OP_LABEL}
         escaping: dict[int, int] = {}
+        for v0, t in (loop.sync.escaping if loop.sync else ()):  # in a fixed order: the record's
+            v = names.get(v0, v0)
+            escaping[v] = exit_of[v] = new()
+            nm.append(_inst(OP_PHI, t, escaping[v], *[w for x in exits for w in (v, x)],
+                            e_in.get(v, self._undef(t)), label))
         for blk in out:
             if blk[0][1] in body or blk[0][1] == new_merge:
                 continue
@@ -586,16 +604,24 @@ class _Function:
                 for j in hits:
                     v = c[j]
                     if v not in escaping:
+                        if loop.sync and loop.sync.at_merge:  # its record would miss it (spirv_resume_sync.plan)
+                            raise _LeftAlone(f"value {v} leaves loop {loop.number} unplanned")
                         escaping[v] = new()
                         nm.append(_inst(OP_PHI, defined[v], escaping[v], *[w for x in exits for w in (v, x)],
                                         self._undef(defined[v]), label))
                     c[j] = escaping[v]
                 blk[k] = c
+        self.escaped.update(escaping)
+        if loop.sync:
+            state = saved_phis + self._saved_values(loop, names)
+            exit_values = [exit_of[names.get(v, v)] for v, _ in loop.sync.values] if loop.sync.at_merge else \
+                [names.get(v, v) for v, _ in loop.sync.values]
+            return self._sync_tail(out, nm, loop, names, merge, flag, go_on, state, exit_values, e_in)
         nm += [_inst(OP_SELECTION_MERGE, go_on, 0), _inst(OP_BRANCH_CONDITIONAL, flag, suspend, go_on)]
         sus = [_inst(OP_LABEL, suspend)]
         rec = b.record(self.header, self.stride, sus)
         words = []
-        for v, t in saved_phis + [(names.get(v, v), t) for v, t in loop.saved]:
+        for v, t in saved_phis + self._saved_values(loop, names):
             words += b.to_words(v, t, sus)
         for k, w in enumerate(words):
             b.store(rec, 4 * (RECORD_WORDS + k), w, sus)
@@ -614,27 +640,17 @@ class _Function:
         out[at:at] = [nm, *suspension, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]
         return out
 
+    def _saved_values(self, loop: _Loop, names: dict[int, int]) -> list[tuple[int, int]]:
+        """The values defined before `loop` that its record keeps, as they are named where it
+        suspends (in a copy; through an earlier loop's phis)."""
+        return [(self.escaped.get(names.get(v, v), names.get(v, v)), t) for v, t in loop.saved]
+
     def _undef(self, type_id: int) -> int:
         have = self.b.undefs.get(type_id)
         if have is None:
             have = self.b.undefs[type_id] = self.m.new_id()
             self.m.declare(_inst(1, type_id, have))  # OpUndef
         return have
-
-
-def _label_positions(inst: array) -> list[int]:
-    op = _op(inst)
-    if op == OP_BRANCH:
-        return [1]
-    if op == OP_BRANCH_CONDITIONAL:
-        return [2, 3]
-    if op == OP_SWITCH:
-        return [2] + list(range(4, len(inst), 2))
-    if op == OP_SELECTION_MERGE:
-        return [1]
-    if op == OP_LOOP_MERGE:
-        return [1, 2]
-    return []
 
 
 def _reverse_postorder(blocks: list[list[array]], start: int) -> list[list[array]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv, spirv_loop_cuts
-from vkcl.compiler.spirv_edit import Module, instruction as _inst
+from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE, Module, instruction as _inst
 
 MARK = "vkcl.resume"
 WORD_HEADER = 16  # byte offset, in the loop word, of the running dispatch's header address
@@ -45,6 +45,59 @@ def _op(inst: array) -> int:
     return inst[0] & 0xFFFF
 
 
+# -- the control flow graph, as spirv_resume and spirv_resume_sync read it -----------------------
+def result_id(inst: array) -> int | None:
+    op = _op(inst)
+    if op == OP_LABEL:
+        return inst[1]
+    return inst[2] if op not in _NO_RESULT_TYPE and len(inst) > 2 else None
+
+
+def targets(block: list[array]) -> list[int]:
+    term = block[-1]
+    op = _op(term)
+    if op == OP_BRANCH:
+        return [term[1]]
+    if op == OP_BRANCH_CONDITIONAL:
+        return list(term[2:4])
+    if op == OP_SWITCH:
+        return [term[2]] + list(term[4::2])
+    return []
+
+
+def named(block: list[array]) -> list[int]:
+    """Successors and the blocks its merge instruction names."""
+    extra = list(block[-2][1:3]) if len(block) > 1 and _op(block[-2]) == OP_LOOP_MERGE else (
+        [block[-2][1]] if len(block) > 1 and _op(block[-2]) == OP_SELECTION_MERGE else [])
+    return targets(block) + extra
+
+
+def with_predecessor(inst: array, old: int, new: int) -> array:
+    """An OpPhi with its incoming block `old` named `new` (the instruction itself if it has none)."""
+    if _op(inst) != OP_PHI or old not in inst[4::2]:
+        return inst
+    c = array("I", inst)
+    for j in range(4, len(c), 2):
+        if c[j] == old:
+            c[j] = new
+    return c
+
+
+def label_positions(inst: array) -> list[int]:
+    op = _op(inst)
+    if op == OP_BRANCH:
+        return [1]
+    if op == OP_BRANCH_CONDITIONAL:
+        return [2, 3]
+    if op == OP_SWITCH:
+        return [2] + list(range(4, len(inst), 2))
+    if op == OP_SELECTION_MERGE:
+        return [1]
+    if op == OP_LOOP_MERGE:
+        return [1, 2]
+    return []
+
+
 class StateBuilder:
     """A module's additions for its resumable entry points (one per module)."""
 
@@ -74,17 +127,27 @@ class StateBuilder:
         self.spec_resuming = self.m.new_id()
         self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, self.spec_resuming, 0))
         self.new_decorations.append(_inst(OP_DECORATE, self.spec_resuming, 1, SPEC_RESUMING))
-        self._group_max = None
+        self._group_max = self._group_any = None
 
     @property
     def group_max(self) -> int:
         """A Workgroup uint: the largest count of a work-group's work-items (barrier kernels)."""
         if self._group_max is None:
-            self._group_max = self.m.new_id()
-            ptr = self.m.pointer_type(SC_WORKGROUP, self.uint)
-            self.m.declare(_inst(OP_VARIABLE, ptr, self._group_max, SC_WORKGROUP))
-            self.m.type_of[self._group_max] = ptr
+            self._group_max = self._workgroup_uint()
         return self._group_max
+
+    @property
+    def group_any(self) -> int:
+        """A Workgroup uint: 1 once a work-item of the group parked (spirv_resume_sync's vote)."""
+        if self._group_any is None:
+            self._group_any = self._workgroup_uint()
+        return self._group_any
+
+    def _workgroup_uint(self) -> int:
+        var, ptr = self.m.new_id(), self.m.pointer_type(SC_WORKGROUP, self.uint)
+        self.m.declare(_inst(OP_VARIABLE, ptr, var, SC_WORKGROUP))
+        self.m.type_of[var] = ptr
+        return var
 
     # -- module-level pieces ------------------------------------------------------------------
     def _spec_word(self) -> tuple[int, int]:
@@ -127,7 +190,7 @@ class StateBuilder:
             name, _ = spirv.literal_string(entry, 3, len(entry))
             strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride} {int(group)}")))
             used = set(entry[3 + len(spirv.string_words(name)):])
-            extra = [self.group_max] if group else []
+            extra = [self.group_max] + ([self._group_any] if self._group_any else []) if group else []
             for var in [self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_ID]] + extra:
                 if var not in used:
                     entry.append(var)
@@ -373,7 +436,7 @@ class StateBuilder:
         """Blocks copying the work-group's Workgroup variables to its area (`save`) or back,
         each work-item taking every group-size-th element. `block` is the open block they start
         in; returns the finished blocks and the open one they end in (no terminator yet)."""
-        m, new = self.m, self.m.new_id
+        new = self.m.new_id
         group, _, lidx, size = self.group_index(header, block)
         first = self.load(header, LOCAL_AREA, self.ulong, block)
         stride = self.load(header, LOCAL_STRIDE, self.uint, block)
