@@ -471,3 +471,42 @@ r = np.empty(24, np.uint32); cl.enqueue_copy(q, r, o)
 assert (r == ref(130, 24)).all(), np.flatnonzero(r != ref(130, 24))
 print("OK")
 """, env={"VKCL_RESUME_LIMIT": "50"})
+
+
+def test_a_barrier_loop_after_loops_of_different_lengths(python_with_icd):
+    # The work-items reach the barrier loop with different counts (a loop of lid-dependent trips
+    # before it, with a private array); the barrier loop takes the group's largest count once,
+    # before its header (spirv_resume._vote_once), and suspends by it at later trips.
+    run(python_with_icd, """
+src = '''kernel void k(global const uint *a, global uint *o, uint n) {
+  local uint l[64]; uint lid = get_local_id(0); uint p[4] = {1, 2, 3, 4}; uint s = lid;
+#pragma nounroll
+  for (uint i = 0; i < n + lid; i++) { p[i & 3] += a[(i + lid) % 64u]; s ^= p[(i >> 2) & 3]; }
+  l[lid] = s + p[0] + p[1] + p[2] + p[3];
+#pragma nounroll
+  for (uint j = 0; j < n; j++) { barrier(CLK_LOCAL_MEM_FENCE); uint v = l[(lid + 1) % get_local_size(0)];
+    barrier(CLK_LOCAL_MEM_FENCE); l[lid] = v * 3u + j; }
+  o[get_global_id(0)] = l[lid]; }'''
+a = np.random.default_rng(2).integers(0, 1 << 30, 64, dtype=np.uint32)
+def ref(n, G, L):
+    out = []
+    for base in range(0, G, L):
+        l = []
+        for lid in range(L):
+            p = [1, 2, 3, 4]; s = lid
+            for i in range(n + lid):
+                p[i & 3] = (p[i & 3] + int(a[(i + lid) % 64])) & M; s ^= p[(i >> 2) & 3]
+            l.append((s + sum(p)) & M)
+        for j in range(n):
+            v = [l[(lid + 1) % L] for lid in range(L)]
+            l = [(v[lid] * 3 + j) & M for lid in range(L)]
+        out += l
+    return np.array(out, np.uint32)
+k = cl.Kernel(cl.Program(ctx, src).build(), "k")
+for G, L, n in ((64, 16, 300), (48, 8, 200), (64, 32, 150), (64, 64, 90)):
+    o = cl.Buffer(ctx, mf.READ_WRITE, 4 * G)
+    k(q, (G,), (L,), buf(a), o, np.uint32(n))
+    r = np.empty(G, np.uint32); cl.enqueue_copy(q, r, o)
+    assert (r == ref(n, G, L)).all(), (G, L, n, np.flatnonzero(r != ref(n, G, L)))
+print("OK")
+""", env={"VKCL_RESUME_LIMIT": "50"})

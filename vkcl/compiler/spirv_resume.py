@@ -50,16 +50,15 @@ from array import array
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
 from vkcl.compiler.spirv_edit import Module, instruction as _inst
-from vkcl.compiler.spirv_resume_sync import DONE, SyncExits, keep_at_point, plan as plan_sync
+from vkcl.compiler.spirv_resume_checks import LeftAlone, LoopChecks
+from vkcl.compiler.spirv_resume_sync import DONE, keep_at_point, plan as plan_sync
 from vkcl.compiler.spirv_resume_state import (
-    label_positions as _label_positions, named as _named, result_id as _result, targets as _targets,
-    with_predecessor,
-    BUILTIN_LOCAL_ID, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER,
-    OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_ADD, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
-    OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE,
-    OP_SHIFT_LEFT_LOGICAL, OP_STORE, OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_U_GREATER_THAN_EQUAL, OP_UNREACHABLE,
-    OP_BITWISE_OR, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
-    SC_UNIFORM_CONSTANT, SC_WORKGROUP, SUSPENDED, WORD_HEADER, StateBuilder)
+    BUILTIN_LOCAL_ID, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BITWISE_OR, OP_BRANCH, OP_BRANCH_CONDITIONAL,
+    OP_CONTROL_BARRIER, OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
+    OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, OP_SHIFT_LEFT_LOGICAL,
+    OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT,
+    SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, WORD_HEADER, StateBuilder,
+    label_positions as _label_positions, named as _named, result_id as _result, targets as _targets)
 
 # The most words of Function variables (private arrays) a work-item saves: the records of a
 # launch take this much per work-item.
@@ -116,7 +115,7 @@ def make_resumable(data: bytes, limit: int, budget: int = 60_000) -> bytes:
         if inst[2] in entries and builder.budget_left(budget):
             try:
                 done = _entry_point(builder, function)
-            except _LeftAlone:
+            except LeftAlone:
                 done = None
         if done is None:
             out += function
@@ -164,15 +163,12 @@ def _entry_point(b: StateBuilder, function: list[array]):
     return f.emit(head, end, loops)
 
 
-class _LeftAlone(Exception):
-    """An entry point found, while being rewritten, not to be resumable after all."""
-
-
 class _Loop:
-    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words", "sync")
+    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words", "sync",
+                 "count_vote")
 
 
-class _Function(SyncExits):
+class _Function(LoopChecks):
     """One entry point's blocks and what resuming its outermost loops takes."""
 
     group = False  # its work-groups suspend together (barriers, local memory)
@@ -209,8 +205,13 @@ class _Function(SyncExits):
             loop = self._loop(h, len(loops) + 1)
             if loop is not None:
                 loop.sync = sync.get(h)
+                loop.count_vote = None
                 if loop.sync:
                     keep_at_point(self, loop)
+                    loop.sync.vote = sum(1 for lp in loops if lp.sync) % 2  # the word of its vote
+                elif self.group and not any(len(self.by_label[x]) > 1 and _op(self.by_label[x][-2]) == OP_LOOP_MERGE
+                                            for x in bodies[h] if x != h):  # no inner loop: _vote_once
+                    loop.count_vote = sum(1 for lp in loops if lp.count_vote is not None) % 2
                 loops.append(loop)
         return loops
 
@@ -342,8 +343,9 @@ class _Function(SyncExits):
                      _inst(OP_I_NOT_EQUAL, b.bool, later, b.spec_resuming, m.constant(u, 0))]
         if self.group:  # the group's largest count starts at 0 (every work-item passes here)
             with_word += [_inst(228, b.group_max, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0))]
-            if any(loop.sync for loop in loops):  # the vote of spirv_resume_sync too
-                with_word.append(_inst(228, b.group_any, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0)))
+            words = [*(b.group_votes if any(loop.sync for loop in loops) else ()),
+                     *(b.group_counts if any(loop.count_vote is not None for loop in loops) else ())]
+            with_word += [_inst(228, w, m.constant(u, 2), m.constant(u, 0), m.constant(u, 0)) for w in words]
             with_word.append(b.group_barrier())  # after the OpAtomicStores
         with_word += [_inst(OP_SELECTION_MERGE, unreachable, 0),
                       _inst(OP_BRANCH_CONDITIONAL, later, resume_check, orig_entry)]
@@ -447,211 +449,15 @@ class _Function(SyncExits):
             copied.append(out)
         order = _reverse_postorder(copied, names[loop.header])
         inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
-        checked = self._with_checks(order, inside, names)
+        checked = self._with_checks(restored + order, inside, names)
         self.resuming = None
-        return restored + checked
+        return checked
 
     def _decorate_copy(self, old: int, new_id: int) -> None:
         for inst in self.b.decorations.get(old, ()):
             c = array("I", inst)
             c[1] = new_id
             self.b.new_decorations.append(c)
-
-    def _with_checks(self, blocks: list[list[array]], loops: dict[int, _Loop], names: dict[int, int]
-                     ) -> list[list[array]]:
-        """`blocks` with every loop header counting the trips into the function's counter, and
-        each loop of `loops` (label in `blocks` -> loop) leaving through a new merge block when
-        the count is past the limit, where the work-item suspends. `names`: the copy's ids of
-        original ids (empty in the original)."""
-        m, new, u = self.m, self.m.new_id, self.b.uint
-        out = [list(blk) for blk in blocks]
-        counts = {}
-        for blk in out:
-            if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE:
-                c, c1 = new(), new()
-                at = 1 + sum(1 for i in blk if _op(i) == OP_PHI)
-                blk[at:at] = [_inst(OP_LOAD, u, c, self.counter), _inst(OP_I_ADD, u, c1, c, m.constant(u, 1)),
-                              _inst(OP_STORE, self.counter, c1)]
-                counts[blk[0][1]] = c1
-        # A loop's values used after it reach their uses through phis in its new merge block;
-        # a later loop that saves one saves the phi (its definition no longer dominates).
-        self.escaped = {}
-        for label, loop in loops.items():
-            out = self._suspending(out, label, loop, counts[label], names)
-        return out
-
-    def _suspending(self, blocks: list[list[array]], label: int, loop: _Loop, count: int,
-                    names: dict[int, int]) -> list[list[array]]:
-        """The loop headed by `label` split: its header tests the count (past the limit: to a new
-        merge block), the rest of its block follows; the new merge block takes the old one's
-        incoming values and the header's, suspends the work-item when it came from the test, and
-        goes on to the old merge block otherwise. Values of the loop used after it reach their
-        uses through the new merge block (the test's edge does not pass their definitions)."""
-        b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
-        by_label = {blk[0][1]: blk for blk in blocks}
-        header = by_label[label]
-        merge = header[-2][1]
-        body = set()
-        stack = [label]
-        while stack:
-            x = stack.pop()
-            if x in body or x == merge or x not in by_label:
-                continue
-            body.add(x)
-            stack += _named(by_label[x]) if x != label else _targets(by_label[x])
-        body.discard(merge)
-        after, new_merge, go_on, suspend, over, go, flag = (new() for _ in range(7))
-        n_phi = sum(1 for i in header if _op(i) == OP_PHI)
-        phis, counted = [array("I", i) for i in header[1:1 + n_phi]], header[1 + n_phi:4 + n_phi]
-        for i in phis:  # a one-block loop's back-edge now leaves the rest of the header's block
-            for j in range(4, len(i), 2):
-                if i[j] == label:
-                    i[j] = after
-        rest, term = header[4 + n_phi:-2], array("I", header[-1])
-        for k in _label_positions(term):
-            if term[k] == merge:
-                term[k] = new_merge
-        merge_inst = array("I", header[-2])
-        merge_inst[1] = new_merge
-        if merge_inst[2] == label:  # a one-block loop: its rest is now the continue target
-            merge_inst[2] = after
-        tested = count
-        resuming = self.resuming if loop.sync and self.resuming and self.resuming[0] == loop.number else None
-        e_in = {names.get(v, v): value for v, value in resuming[3].items()} if resuming else {}
-        if self.group and not loop.sync:  # the group's largest count, the same for all: they leave together
-            old_max, tested = new(), new()
-            counted = counted + [
-                _inst(239, u, old_max, b.group_max, m.constant(u, 2), m.constant(u, 0), count),  # OpAtomicUMax
-                b.group_barrier(), _inst(227, u, tested, b.group_max, m.constant(u, 2), m.constant(u, 0)),
-                b.group_barrier()]  # OpAtomicLoad; no work-item adds to it before all have read it
-        leave = [_inst(OP_U_GREATER_THAN_EQUAL, b.bool, over, tested, m.constant(u, b.limit)),
-                 _inst(OP_LOGICAL_AND, b.bool, go, over, self.given)]
-        if resuming:  # or straight through, for a work-item that had finished the loop
-            go, went = new(), go
-            leave.append(_inst(166, b.bool, go, went, resuming[1]))  # OpLogicalOr
-        new_header = [header[0], *phis, *counted, *leave, merge_inst,
-                      _inst(OP_BRANCH_CONDITIONAL, go, new_merge, after)]
-        rest_block = [_inst(OP_LABEL, after), *rest, term]
-        # The loop's exits go to the new merge block; edges that left the header leave its rest.
-        out: list[list[array]] = []
-        for blk in blocks:
-            x = blk[0][1]
-            if x == label:
-                out += [new_header, rest_block]
-                continue
-            blk = list(blk)
-            if x in body:
-                t = array("I", blk[-1])
-                for k in _label_positions(t):
-                    if t[k] == merge:
-                        t[k] = new_merge
-                blk[-1] = t
-            out.append([with_predecessor(inst, label, after) for inst in blk])
-        body.add(after)
-        by_label = {blk[0][1]: blk for blk in out}
-        exits = [blk[0][1] for blk in out if blk[0][1] in body and new_merge in _targets(blk)]
-        exits = [x for x in exits if x != label]
-        # The new merge block: the old one's values from the loop, the header's, the flag.
-        nm = [_inst(OP_LABEL, new_merge)]
-        old = by_label[merge]
-        replaced = []
-        exit_of: dict[int, int] = {}  # a value after the loop -> its phi in the new merge block
-        for k, inst in enumerate(old):
-            if _op(inst) != OP_PHI:
-                continue
-            pairs = [(inst[j], inst[j + 1]) for j in range(3, len(inst), 2)]
-            inside = [(v, p) for v, p in pairs if p in body]
-            if not inside:
-                continue
-            v = new()
-            nm.append(_inst(OP_PHI, inst[1], v, *[w for pr in inside for w in pr],
-                            e_in.get(inst[2], self._undef(inst[1])), label))
-            outside = [(w, p) for w, p in pairs if p not in body] + [(v, go_on)]
-            old[k] = _inst(OP_PHI, inst[1], inst[2], *[w for pr in outside for w in pr])
-            replaced.append(k)
-            exit_of[inst[2]] = v
-        saved_phis = []
-        for i in phis:  # (a finished work-item saves them too where the loop's merge is a sync point)
-            v = new()
-            at_exits = i[2] if loop.sync else self._undef(i[1])
-            nm.append(_inst(OP_PHI, i[1], v, i[2], label, *[w for x in exits for w in (at_exits, x)]))
-            saved_phis.append((v, i[1]))
-        nm.append(_inst(OP_PHI, b.bool, flag, resuming[2] if resuming else m.bool_constant(True), label,
-                        *[w for x in exits for w in (m.bool_constant(False), x)]))
-        # Values of the loop (past its header's test) used after it: through phis here.
-        defined = {_result(i): i[1] for x in body - {label} for i in by_label[x]
-                   if _result(i) is not None and _op(i) != OP_LABEL}
-        escaping: dict[int, int] = {}
-        for v0, t in (loop.sync.escaping if loop.sync else ()):  # in a fixed order: the record's
-            v = names.get(v0, v0)
-            escaping[v] = exit_of[v] = new()
-            nm.append(_inst(OP_PHI, t, escaping[v], *[w for x in exits for w in (v, x)],
-                            e_in.get(v, self._undef(t)), label))
-        for blk in out:
-            if blk[0][1] in body or blk[0][1] == new_merge:
-                continue
-            for k, inst in enumerate(blk):
-                if _op(inst) == OP_PHI:
-                    positions = [j for j in range(3, len(inst), 2) if inst[j + 1] not in body and inst[j + 1] != go_on]
-                elif _op(inst) == OP_LABEL:
-                    continue
-                else:
-                    positions = _ids(inst)
-                hits = [j for j in positions if inst[j] in defined]
-                if not hits:
-                    continue
-                c = array("I", inst)
-                for j in hits:
-                    v = c[j]
-                    if v not in escaping:
-                        if loop.sync and loop.sync.at_merge:  # its record would miss it (spirv_resume_sync.plan)
-                            raise _LeftAlone(f"value {v} leaves loop {loop.number} unplanned")
-                        escaping[v] = new()
-                        nm.append(_inst(OP_PHI, defined[v], escaping[v], *[w for x in exits for w in (v, x)],
-                                        self._undef(defined[v]), label))
-                    c[j] = escaping[v]
-                blk[k] = c
-        self.escaped.update(escaping)
-        if loop.sync:
-            state = saved_phis + self._saved_values(loop, names)
-            exit_values = [exit_of[names.get(v, v)] for v, _ in loop.sync.values] if loop.sync.at_merge else \
-                [names.get(v, v) for v, _ in loop.sync.values]
-            return self._sync_tail(out, nm, loop, names, merge, flag, go_on, state, exit_values, e_in)
-        nm += [_inst(OP_SELECTION_MERGE, go_on, 0), _inst(OP_BRANCH_CONDITIONAL, flag, suspend, go_on)]
-        sus = [_inst(OP_LABEL, suspend)]
-        rec = b.record(self.header, self.stride, sus)
-        words = []
-        for v, t in saved_phis + self._saved_values(loop, names):
-            words += b.to_words(v, t, sus)
-        for k, w in enumerate(words):
-            b.store(rec, 4 * (RECORD_WORDS + k), w, sus)
-        b.store(rec, 0, b.load(self.header, EPOCH, u, sus), sus)
-        b.store(rec, 4, m.constant(u, loop.number), sus)
-        suspension = [sus]
-        if self.privates:
-            done, last = b.copy_privates(self.privates, rec, self.private_at, True, sus)
-            suspension = done + [last]
-        if self.group:  # the group's local memory to its area
-            done, last = b.copy_locals(self.locals, self.header, True, suspension.pop())
-            suspension += done + [last]
-        b.store(self.header, SUSPENDED, m.constant(u, 1), suspension[-1])
-        suspension[-1].append(_inst(OP_RETURN))
-        at = next(k for k, blk in enumerate(out) if blk[0][1] == merge)
-        out[at:at] = [nm, *suspension, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]
-        return out
-
-    def _saved_values(self, loop: _Loop, names: dict[int, int]) -> list[tuple[int, int]]:
-        """The values defined before `loop` that its record keeps, as they are named where it
-        suspends (in a copy; through an earlier loop's phis)."""
-        return [(self.escaped.get(names.get(v, v), names.get(v, v)), t) for v, t in loop.saved]
-
-    def _undef(self, type_id: int) -> int:
-        have = self.b.undefs.get(type_id)
-        if have is None:
-            have = self.b.undefs[type_id] = self.m.new_id()
-            self.m.declare(_inst(1, type_id, have))  # OpUndef
-        return have
-
 
 def _reverse_postorder(blocks: list[list[array]], start: int) -> list[list[array]]:
     """The blocks reachable from `start` in reverse postorder (a block after those that dominate

@@ -83,6 +83,27 @@ def with_predecessor(inst: array, old: int, new: int) -> array:
     return c
 
 
+def split_block(out: list[list[array]], at: int, n_phi: int, rest: int, head_end: list[array]) -> None:
+    """Block `at` of `out` split after its label and first phis (n_phi instructions with the
+    label): `head_end` ends the first part, the rest moves to a new block `rest`, and the phis
+    of its successors name `rest` as their predecessor."""
+    blk = out[at]
+    label, tail = blk[0][1], [_inst(OP_LABEL, rest), *blk[n_phi:]]
+    for other in out:
+        if other[0][1] in targets(tail):
+            other[:] = [with_predecessor(inst, label, rest) for inst in other]
+    out[at:at + 1] = [blk[:n_phi] + head_end, tail]
+
+
+def retarget(term: array, old: int, new: int) -> array:
+    """A terminator with its branches to `old` going to `new`."""
+    t = array("I", term)
+    for k in label_positions(t):
+        if t[k] == old:
+            t[k] = new
+    return t
+
+
 def label_positions(inst: array) -> list[int]:
     op = _op(inst)
     if op == OP_BRANCH:
@@ -127,7 +148,7 @@ class StateBuilder:
         self.spec_resuming = self.m.new_id()
         self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, self.spec_resuming, 0))
         self.new_decorations.append(_inst(OP_DECORATE, self.spec_resuming, 1, SPEC_RESUMING))
-        self._group_max = self._group_any = None
+        self._group_max = self._group_votes = self._group_counts = None
 
     @property
     def group_max(self) -> int:
@@ -137,11 +158,21 @@ class StateBuilder:
         return self._group_max
 
     @property
-    def group_any(self) -> int:
-        """A Workgroup uint: 1 once a work-item of the group parked (spirv_resume_sync's vote)."""
-        if self._group_any is None:
-            self._group_any = self._workgroup_uint()
-        return self._group_any
+    def group_votes(self) -> tuple[int, int]:
+        """Two Workgroup uints: 1 once a work-item of the group parked, for spirv_resume_sync's
+        votes taken in turn (one barrier each: a work-item writes a word again only two votes
+        later, past the other vote's barrier, so every work-item has read it by then)."""
+        if self._group_votes is None:
+            self._group_votes = (self._workgroup_uint(), self._workgroup_uint())
+        return self._group_votes
+
+    @property
+    def group_counts(self) -> tuple[int, int]:
+        """Two Workgroup uints: the group's largest count before a barrier loop without inner
+        loops (spirv_resume._vote_once), those loops taking them in turn, one barrier each."""
+        if self._group_counts is None:
+            self._group_counts = (self._workgroup_uint(), self._workgroup_uint())
+        return self._group_counts
 
     def _workgroup_uint(self) -> int:
         var, ptr = self.m.new_id(), self.m.pointer_type(SC_WORKGROUP, self.uint)
@@ -190,7 +221,7 @@ class StateBuilder:
             name, _ = spirv.literal_string(entry, 3, len(entry))
             strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride} {int(group)}")))
             used = set(entry[3 + len(spirv.string_words(name)):])
-            extra = [self.group_max] + ([self._group_any] if self._group_any else []) if group else []
+            extra = [self.group_max, *(self._group_votes or ()), *(self._group_counts or ())] if group else []
             for var in [self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_ID]] + extra:
                 if var not in used:
                     entry.append(var)

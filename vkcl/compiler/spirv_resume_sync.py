@@ -4,7 +4,7 @@ Such a loop's trips may differ between a work-group's work-items, so they cannot
 inside it; and they must suspend together, since the code after the loop may wait at a barrier.
 So each work-item counts its own trips and, past the limit, leaves the loop ("parks"): it stores
 the loop's state in its record and goes straight to a point every work-item reaches, the sync
-point. There the group votes (an atomic maximum of a Workgroup word between two barriers): if any
+point. There the group votes (an atomic maximum of a Workgroup word, then a barrier): if any
 work-item parked, every one suspends, those that had finished the loop storing the values live at
 the sync point (marked DONE in their loop number), and the group saves its local memory. In the
 next pass, parked work-items resume in the loop's copy; finished ones pass through the copy's
@@ -24,8 +24,8 @@ from vkcl.compiler.spirv_barrier_loops import _ids
 from vkcl.compiler.spirv_edit import instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
     EPOCH, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER, OP_I_NOT_EQUAL, OP_LABEL, OP_LOOP_MERGE, OP_PHI,
-    OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, RECORD_WORDS, SUSPENDED, label_positions, result_id,
-    targets, with_predecessor)
+    OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, RECORD_WORDS, SUSPENDED, result_id, retarget,
+    split_block, targets)
 
 DONE = 0x80000000  # in a record's loop number: the work-item had finished the loop
 OP_ATOMIC_LOAD, OP_ATOMIC_U_MAX, OP_BITWISE_AND, OP_LOGICAL_OR = 227, 239, 199, 166
@@ -37,7 +37,7 @@ def _op(inst: array) -> int:
 
 class SyncExit:
     """Where a loop's work-items vote, and what a finished one saves there."""
-    __slots__ = ("point", "at_merge", "levels", "merge_phis", "escaping", "values", "words", "kept")
+    __slots__ = ("point", "at_merge", "levels", "merge_phis", "escaping", "values", "words", "kept", "vote")
 
 
 def plan(f, header: int) -> SyncExit | None:
@@ -198,12 +198,7 @@ class SyncExits:
             by_label = {blk[0][1]: blk for blk in out}
             preds = [x for x in _reach_from(by_label, start, level) if level in targets(by_label[x])]
             for x in preds:
-                blk = by_label[x]
-                t = array("I", blk[-1])
-                for j in label_positions(t):
-                    if t[j] == level:
-                        t[j] = into
-                blk[-1] = t
+                by_label[x][-1] = retarget(by_label[x][-1], level, into)
             joined = [_inst(OP_LABEL, into)]
             target = by_label[level]
             for j, inst in enumerate(target):
@@ -231,7 +226,7 @@ class SyncExits:
             target.insert(1, _inst(OP_PHI, b.bool, bypass, bypass_in, into, *[w for x in others for w in (false, x)]))
             n_phi = 1 + sum(1 for i in target[1:] if _op(i) == OP_PHI)
             at = next(j for j, blk in enumerate(out) if blk[0][1] == level)
-            _split(out, at, n_phi, rest_label, [_inst(OP_SELECTION_MERGE, next_into, 0),
+            split_block(out, at, n_phi, rest_label, [_inst(OP_SELECTION_MERGE, next_into, 0),
                                                 _inst(OP_BRANCH_CONDITIONAL, bypass, next_into, rest_label)])
             source, parked_in, start, into = level, parked, rest_label, next_into
         raise AssertionError("no sync point")
@@ -267,11 +262,11 @@ class SyncExits:
         n_phi = 1 + sum(1 for i in blk[1:] if _op(i) == OP_PHI)
         rest, suspend, finished, leave = new(), new(), new(), new()
         one, old, seen, anyone = new(), new(), new(), new()
+        word = b.group_votes[loop.sync.vote]
         head = blk[:n_phi] + [
             _inst(OP_SELECT, u, one, parked, m.constant(u, 1), m.constant(u, 0)),
-            _inst(OP_ATOMIC_U_MAX, u, old, b.group_any, m.constant(u, 2), m.constant(u, 0), one),
-            b.group_barrier(), _inst(OP_ATOMIC_LOAD, u, seen, b.group_any, m.constant(u, 2), m.constant(u, 0)),
-            b.group_barrier(),  # every work-item has read it before any adds to it again
+            _inst(OP_ATOMIC_U_MAX, u, old, word, m.constant(u, 2), m.constant(u, 0), one),
+            b.group_barrier(), _inst(OP_ATOMIC_LOAD, u, seen, word, m.constant(u, 2), m.constant(u, 0)),
             _inst(OP_I_NOT_EQUAL, b.bool, anyone, seen, m.constant(u, 0)),
             _inst(OP_SELECTION_MERGE, rest, 0), _inst(OP_BRANCH_CONDITIONAL, anyone, suspend, rest)]
         blocks = [head, [_inst(OP_LABEL, suspend), _inst(OP_SELECTION_MERGE, leave, 0),
@@ -288,7 +283,7 @@ class SyncExits:
         b.store(self.header, SUSPENDED, m.constant(u, 1), last)
         last.append(_inst(OP_RETURN))
         blocks += done + [last]
-        _split(out, at, n_phi, rest, head[n_phi:])
+        split_block(out, at, n_phi, rest, head[n_phi:])
         out[at + 1:at + 1] = blocks[1:]
         return out
 
@@ -303,18 +298,6 @@ def _reach_from(by_label: dict, start: int, stop: int) -> set[int]:
         seen.add(label)
         stack += targets(by_label[label])
     return seen
-
-
-def _split(out: list[list[array]], at: int, n_phi: int, rest: int, head_end: list[array]) -> None:
-    """Block `at` of `out` split after its label and first phis (n_phi instructions with the
-    label): `head_end` ends the first part, the rest moves to a new block `rest`, and the phis
-    of its successors name `rest` as their predecessor."""
-    blk = out[at]
-    label, tail = blk[0][1], [_inst(OP_LABEL, rest), *blk[n_phi:]]
-    for other in out:
-        if other[0][1] in targets(tail):
-            other[:] = [with_predecessor(inst, label, rest) for inst in other]
-    out[at:at + 1] = [blk[:n_phi] + head_end, tail]
 
 
 def _preds(out: list[list[array]], label: int) -> list[int]:
