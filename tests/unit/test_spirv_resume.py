@@ -113,8 +113,14 @@ def test_kernels_it_leaves_alone():
         for (uint i = 0; i < 260; i++) p[i] = i * j;
         uint s = 0; for (uint i = 0; i < n; i++) { s += p[(i * j) % 260u]; p[s % 260u] = i; }
         o[get_global_id(0)] = s; }"""
+    # a loop without barriers whose way to a point every work-item reaches passes a barrier
+    # (inside the same selection): parked work-items would leave the others waiting there
+    barrier_on_the_way = """kernel void k(global uint *o, uint n) { local uint l[64]; uint s = get_global_id(0);
+        if (n > 5u) { for (uint i = 0; i < n + get_local_id(0); i++) s = s * 3u + i;
+                      barrier(CLK_LOCAL_MEM_FENCE); l[get_local_id(0)] = s; barrier(CLK_LOCAL_MEM_FENCE); s += l[0]; }
+        o[get_global_id(0)] = s; }"""
     no_loops = "kernel void k(global uint *o) { o[get_global_id(0)] = 1; }"
-    for src in (big_private, no_loops):
+    for src in (big_private, barrier_on_the_way, no_loops):
         r = compiler.compile_source(src, "", LLVMPIPE)
         assert r.ok, r.log
         assert spirv_resume.resumed_entry_points(r.spirv) == {}, src
