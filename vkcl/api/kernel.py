@@ -155,9 +155,9 @@ WORK_GROUP_INFO = {
     cl.CL_KERNEL_COMPILE_WORK_GROUP_SIZE: ("size_t[]", lambda k, d: list(k.reqd_work_group_size or (0, 0, 0))),
     cl.CL_KERNEL_LOCAL_MEM_SIZE: ("cl_ulong", _local_mem),
     cl.CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: ("size_t", lambda k, d: d.subgroup_size),
-    # Vulkan tells neither a pipeline's registers nor its scratch memory (only drivers with
-    # VK_KHR_pipeline_executable_properties would, and not in these units): 0, docs/status.md.
-    cl.CL_KERNEL_PRIVATE_MEM_SIZE: ("cl_ulong", lambda k, d: 0),
+    # The private arrays the kernel keeps as arrays; Vulkan tells neither a pipeline's registers
+    # nor its scratch memory (docs/status.md).
+    cl.CL_KERNEL_PRIVATE_MEM_SIZE: ("cl_ulong", lambda k, d: k.reflections.get(d, k.reflection).private_mem_size),
 }
 
 

@@ -358,6 +358,7 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
             result.bitcode = binary
         return
     try:
+        private = spirv.private_memory_sizes(spirv.to_words(binary))  # before vkcl adds its own
         unsafe = opts.has("-cl-unsafe-math-optimizations") or opts.has("-cl-fast-relaxed-math")
         binary = spirv_fixes.repair(binary, mad_enable=opts.has("-cl-mad-enable"), unsafe_math=unsafe,
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
@@ -376,6 +377,8 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
             binary, reflection = converted, parse_reflection(converted)
             refused = argument_layout.reconcile(binary, reflection)
         result.reflection = reflection
+        for name, kernel in reflection.kernels.items():
+            kernel.private_mem_size = private.get(name, 0)
         result.log += "".join(line + "\n" for line in refused)
         result.spirv = spirv_printf.fix_printf_return(binary, result.reflection.printf_buffer)
         if check_bounds:

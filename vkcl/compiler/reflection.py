@@ -132,6 +132,9 @@ class KernelReflection:
     # VKCL_CHECK_BOUNDS: the push-constant byte offset of the bounds table's address, where
     # vkcl.compiler.spirv_bounds instrumented the kernel; None where it did not.
     bounds_table_offset: int | None = None
+    # Bytes of the kernel's Function-storage variables in clspv's output (the private arrays
+    # it keeps as arrays; vkcl's own additions not counted): CL_KERNEL_PRIVATE_MEM_SIZE.
+    private_mem_size: int = 0
 
     @property
     def may_use_printf(self) -> bool:

@@ -22,7 +22,8 @@ OP_FUNCTION, OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_
 OP_LABEL = 248
 _POINTER_USERS = (OP_LOAD, OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN, OP_PTR_ACCESS_CHAIN)
 
-SC_PUSH_CONSTANT, SC_PHYSICAL_STORAGE_BUFFER = 9, 5349
+SC_FUNCTION, SC_PUSH_CONSTANT, SC_PHYSICAL_STORAGE_BUFFER = 7, 9, 5349
+OP_FUNCTION_END, OP_FUNCTION_CALL = 56, 57
 DECORATION_ARRAY_STRIDE, DECORATION_OFFSET = 6, 35
 
 
@@ -161,17 +162,46 @@ def _type_size(tid: int, types: dict, constants: dict, strides: dict, offsets: d
     return 0
 
 
+class _TypeTables:
+    """A module's types, 32-bit constants, array strides and member offsets: what _type_size reads."""
+
+    def __init__(self, words: array):
+        self.types: dict[int, tuple[int, tuple]] = {}
+        self.constants: dict[int, int] = {}
+        self.strides: dict[int, int] = {}
+        self.offsets: dict[tuple[int, int], int] = {}
+        self.pointers: dict[int, int] = {}  # pointer type -> its pointee
+        w = words
+        for pos, op, count in instructions(words):
+            if op in (OP_TYPE_INT, OP_TYPE_FLOAT):
+                self.types[w[pos + 1]] = (op, (w[pos + 2],))
+            elif op in (OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY):
+                self.types[w[pos + 1]] = (op, (w[pos + 2], w[pos + 3]))
+            elif op == OP_TYPE_RUNTIME_ARRAY:
+                self.types[w[pos + 1]] = (op, (w[pos + 2],))
+            elif op == OP_TYPE_STRUCT:
+                self.types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + count]))
+            elif op == OP_TYPE_POINTER:
+                self.types[w[pos + 1]] = (op, (w[pos + 2],))
+                self.pointers[w[pos + 1]] = w[pos + 3]
+            elif op == OP_CONSTANT:
+                self.constants[w[pos + 2]] = w[pos + 3]
+            elif op == OP_DECORATE and count >= 4 and w[pos + 2] == DECORATION_ARRAY_STRIDE:
+                self.strides[w[pos + 1]] = w[pos + 3]
+            elif op == OP_MEMBER_DECORATE and count >= 5 and w[pos + 3] == DECORATION_OFFSET:
+                self.offsets[(w[pos + 1], w[pos + 2])] = w[pos + 4]
+
+    def size(self, type_id: int) -> int:
+        return _type_size(type_id, self.types, self.constants, self.strides, self.offsets)
+
+
 def push_constant_sizes(words: array) -> dict[str, int]:
     """Bytes of the push-constant block each entry point uses (by entry-point name).
 
     From SPIR-V 1.4 the entry point's interface lists its push-constant variable; before, the
     variable is the one the entry point's function loads from (the largest block if none).
     """
-    types: dict[int, tuple[int, tuple]] = {}
-    constants: dict[int, int] = {}
-    strides: dict[int, int] = {}
-    offsets: dict[tuple[int, int], int] = {}
-    pointers: dict[int, int] = {}
+    tables = _TypeTables(words)
     variables: dict[int, int] = {}  # push-constant variable id -> pointee type
     entries: dict[str, list[int]] = {}
     entry_functions: dict[str, int] = {}
@@ -179,25 +209,8 @@ def push_constant_sizes(words: array) -> dict[str, int]:
     function = 0
     for pos, op, count in instructions(words):
         w = words
-        if op in (OP_TYPE_INT, OP_TYPE_FLOAT):
-            types[w[pos + 1]] = (op, (w[pos + 2],))
-        elif op in (OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY):
-            types[w[pos + 1]] = (op, (w[pos + 2], w[pos + 3]))
-        elif op == OP_TYPE_RUNTIME_ARRAY:
-            types[w[pos + 1]] = (op, (w[pos + 2],))
-        elif op == OP_TYPE_STRUCT:
-            types[w[pos + 1]] = (op, tuple(w[pos + 2:pos + count]))
-        elif op == OP_TYPE_POINTER:
-            types[w[pos + 1]] = (op, (w[pos + 2],))
-            pointers[w[pos + 1]] = w[pos + 3]
-        elif op == OP_CONSTANT:
-            constants[w[pos + 2]] = w[pos + 3]
-        elif op == OP_DECORATE and count >= 4 and w[pos + 2] == DECORATION_ARRAY_STRIDE:
-            strides[w[pos + 1]] = w[pos + 3]
-        elif op == OP_MEMBER_DECORATE and count >= 5 and w[pos + 3] == DECORATION_OFFSET:
-            offsets[(w[pos + 1], w[pos + 2])] = w[pos + 4]
-        elif op == OP_VARIABLE and w[pos + 3] == SC_PUSH_CONSTANT:
-            variables[w[pos + 2]] = pointers.get(w[pos + 1], 0)
+        if op == OP_VARIABLE and w[pos + 3] == SC_PUSH_CONSTANT:
+            variables[w[pos + 2]] = tables.pointers.get(w[pos + 1], 0)
         elif op == OP_ENTRY_POINT:
             name, nxt = literal_string(w, pos + 3, pos + count)
             entries[name] = list(w[nxt:pos + count])
@@ -206,7 +219,7 @@ def push_constant_sizes(words: array) -> dict[str, int]:
             function = w[pos + 2]
         elif op in _POINTER_USERS and count > 3 and w[pos + 3] in variables:
             used_by_function.setdefault(function, set()).add(w[pos + 3])
-    sizes = {var: _type_size(t, types, constants, strides, offsets) for var, t in variables.items()}
+    sizes = {var: tables.size(t) for var, t in variables.items()}
     largest = max(sizes.values(), default=0)
     new_interfaces = version(words) >= (1, 4)
     result = {}
@@ -215,6 +228,35 @@ def push_constant_sizes(words: array) -> dict[str, int]:
             interface = list(used_by_function.get(entry_functions[name], ()))
         used = [sizes[v] for v in interface if v in sizes]
         result[name] = max(used, default=0 if new_interfaces else largest)
+    return result
+
+
+def private_memory_sizes(words: array) -> dict[str, int]:
+    """Bytes of the Function-storage variables (the private arrays a program keeps as arrays) of
+    each entry point and of the functions it calls, by entry-point name."""
+    tables = _TypeTables(words)
+    own: dict[int, int] = {}
+    calls: dict[int, set[int]] = {}
+    entry_functions: dict[str, int] = {}
+    function = 0
+    for pos, op, count in instructions(words):
+        if op == OP_ENTRY_POINT:
+            entry_functions[literal_string(words, pos + 3, pos + count)[0]] = words[pos + 2]
+        elif op == OP_FUNCTION:
+            function = words[pos + 2]
+        elif op == OP_VARIABLE and function and words[pos + 3] == SC_FUNCTION:
+            own[function] = own.get(function, 0) + tables.size(tables.pointers.get(words[pos + 1], 0))
+        elif op == OP_FUNCTION_CALL:
+            calls.setdefault(function, set()).add(words[pos + 3])
+    result = {}
+    for name, start in entry_functions.items():
+        seen, stack = set(), [start]
+        while stack:
+            f = stack.pop()
+            if f not in seen:
+                seen.add(f)
+                stack += calls.get(f, ())
+        result[name] = sum(own.get(f, 0) for f in seen)
     return result
 
 
@@ -260,7 +302,6 @@ def strip_nonsemantic(spirv: bytes) -> bytes:
     return to_bytes(out)
 
 
-OP_FUNCTION_END, OP_FUNCTION_CALL = 56, 57
 SC_WORKGROUP = 4
 
 

@@ -40,6 +40,13 @@ static const char *SRC =
     "}\n"
     "kernel void unused(global int *p, int x, local int *l, float4 v) { }\n"
     "kernel void fill(global int *out, int v) { out[get_global_id(0)] = v; }\n"
+    "kernel void with_private_array(global float *o, int j)\n"
+    "{\n"
+    "    float t[16]; float4 u[5];\n"
+    "    for (int i = 0; i < 16; i++) t[i] = o[i] * i;\n"
+    "    for (int i = 0; i < 5; i++) u[i] = (float4)(o[i + 16]);\n"
+    "    o[0] = t[j & 15] + u[j % 5].y;\n"
+    "}\n"
     "__attribute__((work_group_size_hint(16, 1, 1))) __attribute__((vec_type_hint(float4)))\n"
     "kernel void hinted(global int *out) { out[get_global_id(0)] = 1; }\n";
 
@@ -126,14 +133,14 @@ static void test_create(void)
 
     /* clCreateKernelsInProgram */
     EXPECT_OK(clCreateKernelsInProgram(program, 0, NULL, &n));
-    EXPECT(n == 6, "%u kernels", n);
+    EXPECT(n == 7, "%u kernels", n);
     cl_kernel ks[8] = {0};
-    EXPECT_ERR(clCreateKernelsInProgram(program, 5, ks, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clCreateKernelsInProgram(program, 6, ks, NULL), CL_INVALID_VALUE);
     EXPECT(ks[0] == NULL, "nothing is created when the array is too small");
     EXPECT_ERR(clCreateKernelsInProgram(NULL, 8, ks, NULL), CL_INVALID_PROGRAM);
     cl_uint got = 0;
     EXPECT_OK(clCreateKernelsInProgram(program, 8, ks, &got));
-    EXPECT(got == 6, "%u kernels created", got);
+    EXPECT(got == 7, "%u kernels created", got);
     char names[256] = {0};
     EXPECT_OK(clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
     for (cl_uint i = 0; i < got && i < 8; i++) {
@@ -528,6 +535,18 @@ static void test_work_group_info(void)
     EXPECT(wg == 32, "fixed: work-group size %zu, not its required 8 x 4 x 1", wg);
     EXPECT_OK(clGetKernelWorkGroupInfo(fill, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
     EXPECT(wg == dev_max, "fill: work-group size %zu, not the device's %zu", wg, dev_max);
+
+    /* private memory: the private arrays a kernel keeps as arrays (16 floats, 5 float4s) */
+    cl_kernel priv = kernel(program, "with_private_array");
+    cl_ulong private_bytes = 99;
+    EXPECT_OK(clGetKernelWorkGroupInfo(priv, device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_bytes,
+                                       &private_bytes, NULL));
+    EXPECT(private_bytes == 16 * 4 + 5 * 16, "with_private_array: private mem %llu",
+           (unsigned long long)private_bytes);
+    EXPECT_OK(clGetKernelWorkGroupInfo(fill, device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_bytes,
+                                       &private_bytes, NULL));
+    EXPECT(private_bytes == 0, "fill: private mem %llu", (unsigned long long)private_bytes);
+    clReleaseKernel(priv);
 
     /* local memory: the kernel's own __local arrays, plus the __local arguments as set */
     cl_ulong local = 0, local2 = 0;
