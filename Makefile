@@ -52,7 +52,7 @@ demo: build
 	OCL_ICD_VENDORS=$(OCL_ICD_VENDORS_BUILD) build/examples/demo
 
 test: build
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q --durations=25 tests
 
 # Self-contained: the package, its built-in kernels, its run-time Python packages and a library
 # built for them go to $(PREFIX)/lib/vkcl, so the checkout can go. The loader's .icd goes to
