@@ -43,7 +43,10 @@ class ResumeState:
         Such a kernel is a coroutine in llvmpipe, one per batch, and a work-group of several
         batches whose last is partial (12 work-items in batches of 8) lost that batch's records
         when the group suspended (Mesa 22.3; measured, cause not found): its dispatches get no
-        header, so they never suspend (their long loops are cut, as before, and fail)."""
+        header, so they never suspend (their long loops are cut, as before, and fail). Allowed
+        to suspend, groups of 12 still came out wrong in the twenty-first session: after a vote
+        following a loop without barriers, and past llvmpipe's real budget (300,000 trips) in a
+        barrier loop voting once, though right there with VKCL_RESUME_LIMIT's short passes."""
         n = len(launch.dispatches)
         groups = [count[0] * count[1] * count[2] for _, _, _, count in launch.dispatches]
         items = [size * g for size, g in zip(launch.group_sizes, groups)]
