@@ -550,3 +550,24 @@ def test_partial_batches_stay_right_within_the_budget(python_with_icd):
     # it, and stay right within the budget (none of these sizes is a multiple of 8).
     run(python_with_icd, PARTIAL, env={"VKCL_RESUME_LIMIT": "50"})
 
+
+
+def test_async_copies_of_wide_vectors(python_with_icd):
+    # CTS basic's async_copy_global_to_local for char16: two loops around an async copy, each
+    # guarded, in one selection; lavapipe could not make a pipeline of the SPIR-V the votes
+    # after them made (not structured), so the launch failed.
+    run(python_with_icd, """
+src = '''kernel void k(global const char16 *src, global char16 *dst, local char16 *l, int total, int per) {
+  for (int i = 0; i < per; i++) l[get_local_id(0) * per + i] = (char16)(char)0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  event_t e = async_work_group_copy(l, src + total * get_group_id(0), (size_t)total, 0);
+  wait_group_events(1, &e);
+  for (int i = 0; i < per; i++) dst[get_global_id(0) * per + i] = l[get_local_id(0) * per + i]; }'''
+L, G, per = 64, 256, 3
+a = np.random.default_rng(3).integers(-128, 128, (G * per, 16), dtype=np.int8)
+d = cl.Buffer(ctx, mf.READ_WRITE, a.nbytes)
+cl.Program(ctx, src).build().k(q, (G,), (L,), buf(a), d, cl.LocalMemory(L * per * 16), np.int32(L * per), np.int32(per))
+r = np.empty_like(a); cl.enqueue_copy(q, r, d)
+assert (r == a).all()
+print("OK")
+""")

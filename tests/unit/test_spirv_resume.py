@@ -95,6 +95,14 @@ SYNC_LOOPS = {
         for (uint j = 0; j < n; j++) { barrier(CLK_LOCAL_MEM_FENCE); uint v = l[(get_local_id(0) + 1) & 63];
             barrier(CLK_LOCAL_MEM_FENCE); l[get_local_id(0)] = v + j; }
         o[get_global_id(0)] = l[get_local_id(0)]; }""",
+    # two guarded loops in one selection, before the same merge (CTS basic's async copies of
+    # char16): the first would pass the second on its way there, so only the second votes
+    "sibling_loops": """kernel void k(global const char16 *src, global char16 *dst, local char16 *l, int per, int total) {
+        for (int i = 0; i < per; i++) l[get_local_id(0) * per + i] = (char16)(char)0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        event_t e = async_work_group_copy(l, src + total * get_group_id(0), (size_t)total, 0);
+        wait_group_events(1, &e);
+        for (int i = 0; i < per; i++) dst[get_global_id(0) * per + i] = l[get_local_id(0) * per + i]; }""",
 }
 
 

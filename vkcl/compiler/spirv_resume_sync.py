@@ -66,9 +66,10 @@ def plan(f, header: int) -> SyncExit | None:
     at = f.by_label[point]
     if len(at) > 1 and _op(at[-2]) == OP_LOOP_MERGE:
         return None  # the vote would split a loop header
-    # Parked work-items pass no barrier on their way there (the others would wait at it alone).
+    # Parked work-items pass no barrier on their way there (the others would wait at it alone),
+    # nor another loop (whose own suspension would then sit inside the way they bypass).
     between = _reach_until(f, merge, point)
-    if any(_op(i) == OP_CONTROL_BARRIER for x in between for i in f.by_label[x]):
+    if any(_op(i) in (OP_CONTROL_BARRIER, OP_LOOP_MERGE) for x in between for i in f.by_label[x]):
         return None
     # Every work-item reaches the point: no return on a path from the entry that avoids it.
     seen, stack = {point}, [f.blocks[0][0][1]]
