@@ -151,3 +151,27 @@ def test_record_stride_covers_the_saved_words():
     r = compiler.compile_source(SHAPES["private_arrays"], "", LLVMPIPE)
     stride, _ = spirv_resume.resumed_entry_points(r.spirv)["k"]
     assert stride >= 4 * (spirv_resume.RECORD_WORDS + 1 + 16 + 12)  # s, p[16], q's 12 floats
+
+
+def test_entry_points_with_many_loops_are_left_alone():
+    # more than MAX_LOOPS outermost loops (a float16 builtin has one a lane): llvmpipe's compile
+    # of the checks grew much faster than the code, and such loops are short
+    def kernel(loops):
+        body = " ".join(f"for (uint i = 0; i < n + {k}u; i++) s = s * 3u + a[i & 7u];" for k in range(loops))
+        return f"kernel void k(global uint *o, global const uint *a, uint n) {{ uint s = 1; {body} o[0] = s; }}"
+    r = compiler.compile_source(kernel(spirv_resume.MAX_LOOPS), "", LLVMPIPE)
+    assert set(spirv_resume.resumed_entry_points(r.spirv)) == {"k"}
+    r = compiler.compile_source(kernel(spirv_resume.MAX_LOOPS + 1), "", LLVMPIPE)
+    assert spirv_resume.resumed_entry_points(r.spirv) == {}
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-val not installed")
+@pytest.mark.parametrize("shape", sorted(SHAPES) + ["with_barrier_loop"])
+def test_first_pass_drops_the_copies(tmp_path, shape):
+    # the module the first pass's pipelines are made of: valid, without the resume copies
+    r = compiler.compile_source(SHAPES.get(shape) or SYNC_LOOPS[shape], "", LLVMPIPE)
+    first = spirv_resume.first_pass(r.spirv)
+    assert len(first) < len(r.spirv)
+    _val(tmp_path, first)
+    plain = compiler.compile_source(SHAPES[sorted(SHAPES)[0]], "", OTHER)
+    assert spirv_resume.first_pass(plain.spirv) is plain.spirv

@@ -38,10 +38,10 @@ without one, by a vote after the loop (spirv_resume_sync.py).
 A work-item's Function variables (private arrays) are saved after the loop's words, element by
 element, and put back before it resumes (at most PRIVATE_WORDS words).
 
-Left alone: entry points with calls or with Function variables of more words or of a length
-that is not a constant, and loops whose saved values include a pointer that is not a physical
-address nor computed from module-scope or Function variables, or whose blocks hold an
-instruction of an unknown operand layout.
+Left alone: entry points with more than MAX_LOOPS such loops, with calls or with Function
+variables of more words or of a length that is not a constant, and loops whose saved values
+include a pointer that is not a physical address nor computed from module-scope or Function
+variables, or whose blocks hold an instruction of an unknown operand layout.
 """
 from __future__ import annotations
 
@@ -57,12 +57,17 @@ from vkcl.compiler.spirv_resume_state import (
     OP_CONTROL_BARRIER, OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
     OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, OP_SHIFT_LEFT_LOGICAL,
     OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT,
-    SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, WORD_HEADER, StateBuilder,
+    SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, SPEC_RESUMING, WORD_HEADER, StateBuilder,
     label_positions as _label_positions, named as _named, result_id as _result, targets as _targets)
 
 # The most words of Function variables (private arrays) a work-item saves: the records of a
 # launch take this much per work-item.
 PRIVATE_WORDS = 256
+# The most outermost loops of an entry point made to suspend; one with more is left alone.
+# llvmpipe's compile time grew much faster than the code: a float16 remquo (16 loops, one a
+# lane, 45 saved words each) took 19 s to its first launch instead of 1.4 (8 loops: 3.4 s
+# instead of 0.3; 4: 0.9 instead of 0.2), and such loops are short.
+MAX_LOOPS = 4
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -158,14 +163,15 @@ def _entry_point(b: StateBuilder, function: list[array]):
     f.group, f.locals = barriers or bool(local), local
     f.privates, f.private_words = privates, sum(sizes)
     loops = f.plan()
-    if not loops:
+    if not loops or len(loops) > MAX_LOOPS:
         return None
+    b.copied += sum(loop.size for loop in loops)
     return f.emit(head, end, loops)
 
 
 class _Loop:
     __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words", "sync",
-                 "count_vote")
+                 "count_vote", "size")
 
 
 class _Function(LoopChecks):
@@ -278,7 +284,7 @@ class _Function(LoopChecks):
         loop.number, loop.header, loop.merge, loop.cont, loop.region = number, header, merge, cont, region
         loop.phis, loop.saved, loop.remat = phis, saved, remat
         loop.words = sum(b.leaves(t) for _, t in phis + saved)
-        b.copied += len(insts)
+        loop.size = len(insts)
         return loop
 
     def _computable(self, v: int, region: set[int], order: list[int], depth: int = 0) -> bool:
@@ -480,3 +486,45 @@ def _reverse_postorder(blocks: list[list[array]], start: int) -> list[list[array
     visit(start)
     order = [by_label[label] for label in reversed(post)]
     return order + [blk for blk in blocks if blk[0][1] not in seen]
+
+
+def first_pass(data: bytes) -> bytes:
+    """The module as the first pass of its launches runs it: SPEC_RESUMING is 0 there, so each
+    resumable entry point's branch on it goes to the original code, and the copies that later
+    passes resume in (most of the module: a copy of the rest of the function for each loop) are
+    dropped with what names them. llvmpipe translates all of a module before it drops the code
+    a specialization constant kills (pyopencl-style builtins with 16 loops: 57 KB of SPIR-V
+    became 1.3 MB, and their pipelines took ten times as long)."""
+    words = spirv.to_words(data)
+    insts = [words[pos:pos + n] for pos, _, n in spirv.instructions(words)]
+    spec = {i[1] for i in insts if _op(i) == 71 and len(i) == 4 and i[2] == 1 and i[3] == SPEC_RESUMING}
+    later = {i[2] for i in insts if _op(i) == OP_I_NOT_EQUAL and (i[3] in spec or i[4] in spec)}
+    if not later:
+        return data
+    removed: set[int] = set()
+
+    def strip(function: list[array]) -> list[array]:
+        head, blocks, end = spirv.function_blocks(function)
+        out = []
+        for blk in blocks:
+            if _op(blk[-1]) == OP_BRANCH_CONDITIONAL and blk[-1][1] in later:
+                blk = [i for i in blk[:-1] if _op(i) != OP_SELECTION_MERGE] + [_inst(OP_BRANCH, blk[-1][3])]
+            out.append(blk)
+        by_label = {blk[0][1]: blk for blk in out}
+        seen, stack = set(), [out[0][0][1]]
+        while stack:
+            label = stack.pop()
+            if label not in seen and label in by_label:
+                seen.add(label)
+                stack += _named(by_label[label])
+        kept = [blk for blk in out if blk[0][1] in seen]
+        removed.update(r for blk in out if blk[0][1] not in seen for i in blk if (r := _result(i)) is not None)
+        return head + [i for blk in kept for i in blk] + end
+
+    insts = spirv.map_functions(insts, strip)
+    # Decorations and names of what went (the copies' NoContraction, say).
+    insts = [i for i in insts if not (_op(i) in (5, 6, 71, 72, 332) and i[1] in removed)]
+    out = array("I", words[:spirv.HEADER_WORDS])
+    for i in insts:
+        out.extend(i)
+    return spirv.to_bytes(out)

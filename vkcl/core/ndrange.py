@@ -33,8 +33,7 @@ class ProgramImage:
     def __init__(self, vkdev, result: compiler.CompileResult, caps):
         self.vk = vkdev
         self.reflection = result.reflection
-        self.shader = vkp.ShaderModule(vkdev, compiler.spirv_for_device(result.spirv, caps))
-        self.module = self.shader.handle
+        self.spirv = compiler.spirv_for_device(result.spirv, caps)
         self.uniform = result.uniform_work_group_size or result.cl_std in ("CL1.0", "CL1.1", "CL1.2", "")
         self.static_local = spirv.workgroup_sizes(result.spirv)  # kernel -> bytes of its __local variables
         # Its work-group count can be set where a launch is split (compiler/spirv_num_groups.py).
@@ -45,6 +44,12 @@ class ProgramImage:
         # Kernels whose long loops suspend and resume in later passes (compiler/spirv_resume.py):
         # name -> bytes of a work-item's record.
         self.resumed = spirv_resume.resumed_entry_points(result.spirv) if self.loop_word is not None else {}
+        # The first pass's pipelines are made without the copies later passes resume in (most of
+        # such a module); those passes get the whole module, made when first needed.
+        first = spirv_resume.first_pass(self.spirv) if self.resumed else self.spirv
+        self.shader = vkp.ShaderModule(vkdev, first)
+        self.module = self.shader.handle
+        self._resume_shader = self.shader if first is self.spirv else None
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -55,6 +60,14 @@ class ProgramImage:
             weakref.finalize(self, allocator.free, a).atexit = False
         self.plans: dict[str, KernelPlan] = {}
         self.lock = threading.Lock()
+
+    @property
+    def resume_module(self):
+        """The whole module, for the pipelines of later passes (compiler/spirv_resume.py)."""
+        with self.lock:
+            if self._resume_shader is None:
+                self._resume_shader = vkp.ShaderModule(self.vk, self.spirv)
+            return self._resume_shader.handle
 
     def plan(self, kernel, device) -> "KernelPlan":
         p = self.plans.get(kernel.name)
@@ -152,7 +165,8 @@ class KernelPlan:
                     if group_counts is not None:
                         spec[spirv_num_groups.SPEC_FLAG] = 1
                         spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))
-                    p = vkp.compute_pipeline(self.image.vk, self.image.module, self.layout, self.name, spec)
+                    module = self.image.resume_module if resuming else self.image.module
+                    p = vkp.compute_pipeline(self.image.vk, module, self.layout, self.name, spec)
                     self.pipelines[key] = p
         return p
 
