@@ -31,7 +31,8 @@ Each changed entry point is named in an OpString "vkcl.resume <entry point> <str
 
 An entry point that waits at barriers or uses Workgroup memory suspends by work-group: at
 outermost loops holding a barrier (whose trips OpenCL makes the work-group's), on the group's
-largest count (an atomic maximum between two barriers), saving its Workgroup variables to an
+largest count (an atomic maximum between two barriers at each trip; once, before the loop,
+where it has no inner loop: spirv_resume_checks._vote_once), saving its Workgroup variables to an
 area of the group's and putting them back, then a barrier, before resuming; at outermost loops
 without one, by a vote after the loop (spirv_resume_sync.py).
 
