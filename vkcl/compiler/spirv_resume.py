@@ -59,7 +59,7 @@ from vkcl.compiler.spirv_resume_state import (
     OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, OP_SHIFT_LEFT_LOGICAL,
     OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT,
     SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, SPEC_RESUMING, WORD_HEADER, StateBuilder,
-    label_positions as _label_positions, named as _named, result_id as _result, targets as _targets)
+    label_positions as _label_positions, named as _named, reach_until, result_id as _result)
 
 # The most words of Function variables (private arrays) a work-item saves: the records of a
 # launch take this much per work-item.
@@ -223,15 +223,7 @@ class _Function(LoopChecks):
         return loops
 
     def _body(self, header: int) -> set[int]:
-        merge = self.by_label[header][-2][1]
-        seen, stack = set(), [header]
-        while stack:
-            label = stack.pop()
-            if label in seen or label == merge:
-                continue
-            seen.add(label)
-            stack += [s for s in _targets(self.by_label[label]) if s != header]
-        return seen
+        return reach_until(self.by_label, header, self.by_label[header][-2][1])
 
     def _reach(self, header: int) -> set[int]:
         seen, stack = set(), [header]

@@ -11,7 +11,7 @@ from vkcl.compiler.spirv_edit import instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
     EPOCH, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_I_ADD, OP_LABEL, OP_LOAD, OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI,
     OP_RETURN, OP_SELECTION_MERGE, OP_STORE, OP_U_GREATER_THAN_EQUAL, RECORD_WORDS, SUSPENDED,
-    named as _named, result_id as _result, retarget, targets as _targets, with_predecessor)
+    named as _named, predecessors, result_id as _result, retarget, targets as _targets, with_predecessor)
 from vkcl.compiler.spirv_resume_sync import SyncExits
 
 
@@ -238,7 +238,7 @@ class LoopChecks(SyncExits):
                   _inst(239, u, old, word, m.constant(u, 2), m.constant(u, 0), count),  # OpAtomicUMax
                   b.group_barrier(), _inst(227, u, largest, word, m.constant(u, 2), m.constant(u, 0)),
                   _inst(OP_BRANCH, label)]
-        backs = [blk[0][1] for blk in out if label in _targets(blk) and blk[0][1] in body]
+        backs = [x for x in predecessors(out, label) if x in body]
         header.insert(1, _inst(OP_PHI, u, tc, m.constant(u, 0), pre, *[w for x in backs for w in (tc1, x)]))
         for blk in entries:
             blk[-1] = retarget(blk[-1], label, pre)

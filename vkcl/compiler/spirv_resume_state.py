@@ -65,6 +65,22 @@ def targets(block: list[array]) -> list[int]:
     return []
 
 
+def reach_until(by_label: dict, start: int, stop: int) -> set[int]:
+    """The blocks reached from `start` without passing `stop`."""
+    seen, stack = set(), [start]
+    while stack:
+        label = stack.pop()
+        if label in seen or label == stop or label not in by_label:
+            continue
+        seen.add(label)
+        stack += targets(by_label[label])
+    return seen
+
+
+def predecessors(blocks: list[list[array]], label: int) -> list[int]:
+    return [blk[0][1] for blk in blocks if label in targets(blk)]
+
+
 def named(block: list[array]) -> list[int]:
     """Successors and the blocks its merge instruction names."""
     extra = list(block[-2][1:3]) if len(block) > 1 and _op(block[-2]) == OP_LOOP_MERGE else (

@@ -25,7 +25,7 @@ from vkcl.compiler.spirv_edit import instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
     EPOCH, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER, OP_I_NOT_EQUAL, OP_LABEL, OP_LOOP_MERGE, OP_PHI,
     OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, RECORD_WORDS, SUSPENDED, result_id, retarget,
-    split_block, targets)
+    predecessors, reach_until, split_block, targets)
 
 DONE = 0x80000000  # in a record's loop number: the work-item had finished the loop
 OP_ATOMIC_LOAD, OP_ATOMIC_U_MAX, OP_BITWISE_AND, OP_LOGICAL_OR = 227, 239, 199, 166
@@ -49,7 +49,7 @@ def plan(f, header: int) -> SyncExit | None:
         label = blk[0][1]
         if label == header or len(blk) < 2 or _op(blk[-2]) not in (OP_LOOP_MERGE, OP_SELECTION_MERGE):
             continue
-        inside = _reach_until(f, label, blk[-2][1])
+        inside = reach_until(f.by_label, label, blk[-2][1])
         if header in inside:
             if _op(blk[-2]) != OP_SELECTION_MERGE or _op(blk[-1]) != OP_BRANCH_CONDITIONAL:
                 return None  # inside another loop or a switch
@@ -68,7 +68,7 @@ def plan(f, header: int) -> SyncExit | None:
         return None  # the vote would split a loop header
     # Parked work-items pass no barrier on their way there (the others would wait at it alone),
     # nor another loop (whose own suspension would then sit inside the way they bypass).
-    between = _reach_until(f, merge, point)
+    between = reach_until(f.by_label, merge, point)
     if any(_op(i) in (OP_CONTROL_BARRIER, OP_LOOP_MERGE) for x in between for i in f.by_label[x]):
         return None
     # Every work-item reaches the point: no return on a path from the entry that avoids it.
@@ -123,12 +123,8 @@ def keep_at_point(f, loop) -> None:
     loop.sync.kept = []
     for k, (v, _) in enumerate(loop.saved):
         where = f.defined_in[v]
-        if where == entry or loop.sync.point not in _reach_from(f.by_label, entry, where):
+        if where == entry or loop.sync.point not in reach_until(f.by_label, entry, where):
             loop.sync.kept.append(k)
-
-
-def _reach_until(f, start: int, stop: int) -> set[int]:
-    return _reach_from(f.by_label, start, stop)
 
 
 class SyncExits:
@@ -197,7 +193,7 @@ class SyncExits:
         for k, level in enumerate(levels):
             last = k == len(levels) - 1
             by_label = {blk[0][1]: blk for blk in out}
-            preds = [x for x in _reach_from(by_label, start, level) if level in targets(by_label[x])]
+            preds = [x for x in reach_until(by_label, start, level) if level in targets(by_label[x])]
             for x in preds:
                 by_label[x][-1] = retarget(by_label[x][-1], level, into)
             joined = [_inst(OP_LABEL, into)]
@@ -216,7 +212,7 @@ class SyncExits:
             joined += [_inst(OP_PHI, b.bool, bypass_in, true, source, *[w for x in preds for w in (false, x)]),
                        _inst(OP_PHI, b.bool, parked_here, parked_in, source, *[w for x in preds for w in (false, x)]),
                        _inst(OP_BRANCH, level)]
-            others = [p for p in _preds(out, level) if p != into]
+            others = [p for p in predecessors(out, level) if p != into]
             out.insert(next(j for j, blk in enumerate(out) if blk[0][1] == level), joined)
             parked = new()
             target.insert(1, _inst(OP_PHI, b.bool, parked, parked_here, into,
@@ -288,18 +284,3 @@ class SyncExits:
         out[at + 1:at + 1] = blocks[1:]
         return out
 
-
-def _reach_from(by_label: dict, start: int, stop: int) -> set[int]:
-    """The blocks reached from `start` without passing `stop`."""
-    seen, stack = set(), [start]
-    while stack:
-        label = stack.pop()
-        if label in seen or label == stop or label not in by_label:
-            continue
-        seen.add(label)
-        stack += targets(by_label[label])
-    return seen
-
-
-def _preds(out: list[list[array]], label: int) -> list[int]:
-    return [blk[0][1] for blk in out if label in targets(blk)]
