@@ -501,3 +501,26 @@ print("OK", f"llvmpipe={llvmpipe}")
     llvmpipe = "llvmpipe=True" in result.stdout
     named = ["kernel(s) only_c ran a loop past" in r for r in rounds]
     assert named == ([True, False, True] if llvmpipe else [False] * 3), result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("resume", ["1", "0"])
+def test_lanes_past_a_groups_width_take_no_loop(python_with_icd, resume):
+    run_ok(python_with_icd, HEADER + """
+# llvmpipe runs groups of 4 or 12 work-items in batches of 8 lanes; the lanes past the width run
+# the kernel masked, and an atomic gives them 0. They took the 70,000-trip branch no work-item
+# takes, spent the batch's loop budget and the launch failed as cut (CL_OUT_OF_RESOURCES) where
+# that loop does not suspend (VKCL_RESUME_LOOPS=0 here). They return first thing now
+# (compiler/spirv_extra_lanes.py); everywhere the results are exact.
+for first in ("uint t = atomic_or(&w[0], 0u);", "uint t = get_local_id(0) < get_local_size(0) ? w[0] : 0u;"):
+    src = '''kernel void k(global uint *o, global uint *w) { uint s = get_global_id(0); %s
+      if (t == 0u) {
+    #pragma nounroll
+        for (uint i = 0; i < 70000u; i++) s = STEP(s, i); }
+    #pragma nounroll
+      for (uint j = 0; j < w[1]; j++) s = STEP(s, j);
+      o[get_global_id(0)] = s; }''' % first
+    for G, L in ((8, 4), (24, 12), (16, 8)):
+        got = launch(src, "k", G, L, np.array([5, 1000], np.uint32))
+        assert list(got) == [lcg(1000, g) for g in range(G)], (first, G, L)
+print("OK")
+""", env={"VKCL_RESUME_LOOPS": resume})

@@ -5,7 +5,7 @@ splitting took minutes once unrolling had grown the code 35 times (pyopencl's se
 it more than UNROLLED_GROWTH_LIMIT times, and is unrolled otherwise (pyopencl's cumsum, whose
 long loops need it on lavapipe, grows about 4 times)."""
 from vkcl import compiler
-from vkcl.compiler import spirv_loop_cuts
+from vkcl.compiler import spirv_extra_lanes, spirv_loop_cuts
 from vkcl.compiler.driver import UNROLLED_GROWTH_LIMIT
 
 UNROLLING = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000)
@@ -28,8 +28,9 @@ def _sizes(src: str) -> tuple[int, int]:
     rolled = compiler.compile_source(src, "", compiler.DeviceCaps())
     unrolled = compiler.compile_source(src, "", UNROLLING)
     assert rolled.ok and unrolled.ok, rolled.log + unrolled.log
-    # llvmpipe's SPIR-V also carries the loop-cut probe (spirv_loop_cuts), the rolled form too
-    return len(spirv_loop_cuts.instrument(rolled.spirv)), len(unrolled.spirv)
+    # llvmpipe's SPIR-V also returns its extra lanes first and carries the loop-cut probe
+    # (spirv_extra_lanes, spirv_loop_cuts), the rolled form too
+    return len(spirv_loop_cuts.instrument(spirv_extra_lanes.return_extra_lanes(rolled.spirv))), len(unrolled.spirv)
 
 
 def test_barrier_program_that_unrolling_would_bloat_stays_rolled():

@@ -144,12 +144,12 @@ def test_other_devices_spirv_is_unchanged():
 
 def test_record_stride_covers_the_saved_words():
     r = compiler.compile_source(SHAPES["types"], "", LLVMPIPE)
-    stride, group = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    stride, group, _ = spirv_resume.resumed_entry_points(r.spirv)["k"]
     assert group is False
     # epoch and loop number, then at least u (2 words), d (2), x, h, b, p (2), v (4)
     assert stride >= 4 * (spirv_resume.RECORD_WORDS + 13) and stride % 8 == 0
     r = compiler.compile_source(SHAPES["private_arrays"], "", LLVMPIPE)
-    stride, _ = spirv_resume.resumed_entry_points(r.spirv)["k"]
+    stride, _, _ = spirv_resume.resumed_entry_points(r.spirv)["k"]
     assert stride >= 4 * (spirv_resume.RECORD_WORDS + 1 + 16 + 12)  # s, p[16], q's 12 floats
 
 

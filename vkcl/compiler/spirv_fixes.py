@@ -89,7 +89,7 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler import spirv, spirv_loop_cuts, spirv_resume
+from vkcl.compiler import spirv, spirv_extra_lanes, spirv_loop_cuts, spirv_resume
 from vkcl.compiler.spirv_bitcasts import split_wide_bitcasts
 from vkcl.compiler.spirv_dot import pack_dot_products
 from vkcl.compiler.spirv_float_modes import add_float_modes
@@ -174,7 +174,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = unroll_barrier_loops(data, *barrier_loops)
     if resume_limit:  # llvmpipe: long loops resumed in later dispatches (spirv_resume.py)
         data = spirv_resume.make_resumable(data, resume_limit)
-    if loop_cuts:  # llvmpipe: its loop cap's cuts detected (spirv_loop_cuts.py)
+    if loop_cuts:  # llvmpipe: its partial batches' extra lanes return at once, its cuts detected
+        data = spirv_extra_lanes.return_extra_lanes(data)
         data = spirv_loop_cuts.instrument(data)
     return relax_atomics(data) if relaxed_atomics else data
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler import spirv
+from vkcl.compiler import spirv, spirv_extra_lanes
 from vkcl.compiler.spirv_edit import instruction as _inst
 
 SPEC_WORD = (0x7F564B10, 0x7F564B11)  # the word's address, low and high halves
@@ -86,7 +86,8 @@ def instrument(data: bytes) -> bytes:
             annotations.append(_inst(OP_DECORATE, half, DECORATION_SPEC_ID, spec_id))
     entry_points = {i[2] for i in insts if _op(i) == OP_ENTRY_POINT}
     ctx = dict(new=new, boolean=boolean, uint=uint, ulong=ulong, psb_uint=psb_uint, four64=four64, zero=zero,
-               one=one, zero64=zero64, shift=shift, halves=halves)
+               one=one, zero64=zero64, shift=shift, halves=halves,
+               skip=set(spirv_extra_lanes.marked_entry_points(data).values()))
     out = spirv.map_functions(insts, lambda f: _function(f, ctx) if f[0][2] in entry_points else f)
     first_function = next(k for k, inst in enumerate(out) if _op(inst) == OP_FUNCTION)
     first_annotation = next((k for k, inst in enumerate(out) if 71 <= _op(inst) <= 75), first_function)
@@ -118,11 +119,13 @@ def instrumented(data: bytes) -> bool:
 
 
 def _function(function: list[array], c: dict) -> list[array]:
-    """An entry point's instructions with the probe before each of its returns."""
+    """An entry point's instructions with the probe before each of its returns (but the one
+    where only lanes past the work-group's width return: spirv_extra_lanes.py)."""
     head, blocks, end = spirv.function_blocks(function)
     out = list(head)
     for block in blocks:
-        if _op(block[-1]) == OP_RETURN and not any(_op(i) in (OP_LOOP_MERGE, OP_SELECTION_MERGE) for i in block):
+        if (_op(block[-1]) == OP_RETURN and not any(_op(i) in (OP_LOOP_MERGE, OP_SELECTION_MERGE) for i in block)
+                and block[0][1] not in c["skip"]):
             out += block[:-1] + _report(c)
         else:
             out += block

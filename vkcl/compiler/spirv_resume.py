@@ -51,6 +51,7 @@ from array import array
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
 from vkcl.compiler.spirv_edit import Module, instruction as _inst
+from vkcl.compiler.spirv_extra_lanes import marked_entry_points
 from vkcl.compiler.spirv_resume_checks import LeftAlone, LoopChecks
 from vkcl.compiler.spirv_resume_sync import DONE, keep_at_point, plan as plan_sync
 from vkcl.compiler.spirv_resume_state import (
@@ -82,17 +83,19 @@ def _op(inst: array) -> int:
     return inst[0] & 0xFFFF
 
 
-def resumed_entry_points(data: bytes) -> dict[str, tuple[int, bool]]:
+def resumed_entry_points(data: bytes) -> dict[str, tuple[int, bool, bool]]:
     """Entry point name -> (record stride in bytes, whether its work-groups suspend together and
-    save their local memory), of the entry points this pass changed."""
+    save their local memory, whether lanes past its group's width return at once:
+    spirv_extra_lanes), of the entry points this pass changed."""
     words = spirv.to_words(data)
+    extra = marked_entry_points(data)
     out = {}
     for pos, op, n in spirv.instructions(words):
         if op == OP_STRING:
             text, _ = spirv.literal_string(words, pos + 2, pos + n)
             parts = text.split(" ")
             if len(parts) == 4 and parts[0] == MARK:
-                out[parts[1]] = (int(parts[2]), parts[3] == "1")
+                out[parts[1]] = (int(parts[2]), parts[3] == "1", parts[1] in extra)
     return out
 
 
@@ -448,7 +451,9 @@ class _Function(LoopChecks):
             copied.append(out)
         order = _reverse_postorder(copied, names[loop.header])
         inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
-        checked = self._with_checks(restored + order, inside, names)
+        # The copies putting the record back do not count: a pass that starts past the limit
+        # would make no progress (a group of one work-item with 64 local words, a limit of 50).
+        checked = self._with_checks(restored + order, inside, names, uncounted={blk[0][1] for blk in restored})
         self.resuming = None
         return checked
 

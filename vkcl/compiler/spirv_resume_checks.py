@@ -26,17 +26,17 @@ class LeftAlone(Exception):
 class LoopChecks(SyncExits):
     """spirv_resume._Function's counting and suspending."""
 
-    def _with_checks(self, blocks: list[list[array]], loops: dict, names: dict[int, int]
-                     ) -> list[list[array]]:
-        """`blocks` with every loop header counting the trips into the function's counter, and
-        each loop of `loops` (label in `blocks` -> loop) leaving through a new merge block when
-        the count is past the limit, where the work-item suspends. `names`: the copy's ids of
-        original ids (empty in the original)."""
+    def _with_checks(self, blocks: list[list[array]], loops: dict, names: dict[int, int],
+                     uncounted: frozenset = frozenset()) -> list[list[array]]:
+        """`blocks` with every loop header but those of `uncounted` counting the trips into the
+        function's counter, and each loop of `loops` (label in `blocks` -> loop) leaving through
+        a new merge block when the count is past the limit, where the work-item suspends.
+        `names`: the copy's ids of original ids (empty in the original)."""
         m, new, u = self.m, self.m.new_id, self.b.uint
         out = [list(blk) for blk in blocks]
         counts = {}
         for blk in out:
-            if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE:
+            if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE and blk[0][1] not in uncounted:
                 c, c1 = new(), new()
                 at = 1 + sum(1 for i in blk if _op(i) == OP_PHI)
                 blk[at:at] = [_inst(OP_LOAD, u, c, self.counter), _inst(OP_I_ADD, u, c1, c, m.constant(u, 1)),

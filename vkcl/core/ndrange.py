@@ -128,8 +128,9 @@ class KernelPlan:
         self.wg_ids = tuple(spec.get(f"workgroup_size_{c}") for c in "xyz")
         self.offset_ids = tuple(spec.get(f"global_offset_{c}") for c in "xyz")
         self.work_dim_id = spec.get("work_dim")
-        # (bytes of a work-item's record, whether work-groups save their local memory)
-        self.resume_stride, self.resume_locals = image.resumed.get(self.name, (0, False))
+        # (bytes of a work-item's record, whether work-groups save their local memory, whether
+        # llvmpipe's lanes past a group's width return at once: compiler/spirv_extra_lanes.py)
+        self.resume_stride, self.resume_locals, self.extra_lanes_return = image.resumed.get(self.name, (0, False, False))
         self.pipelines: dict = {}
         vkp.destroy_pipelines(self, image.vk, self.pipelines)
         self.launches: dict = {}  # (work_dim, offset, global, local, __local sizes) -> Launch
@@ -354,7 +355,7 @@ class NDRangeKernel(Command):
             local, lanes = 0, 0
             if plan.resume_locals:  # what a work-group's local memory takes, __local arguments too
                 local = plan.image.static_local.get(plan.name, 0) + sum(self.local_sizes)
-                lanes = self.event.queue.device.llvmpipe_lanes
+                lanes = 0 if plan.extra_lanes_return else self.event.queue.device.llvmpipe_lanes
             self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride, local, lanes)
         self.record_pass(cb)
 

@@ -40,13 +40,12 @@ class ResumeState:
         work-items) and save their local memory (`local_bytes` of it), an area per work-group
         of four times that (a word per byte at most: a char takes a word).
 
-        Such a kernel is a coroutine in llvmpipe, one per batch, and a work-group of several
-        batches whose last is partial (12 work-items in batches of 8) lost that batch's records
-        when the group suspended (Mesa 22.3; measured, cause not found): its dispatches get no
-        header, so they never suspend (their long loops are cut, as before, and fail). Allowed
-        to suspend, groups of 12 still came out wrong in the twenty-first session: after a vote
-        following a loop without barriers, and past llvmpipe's real budget (300,000 trips) in a
-        barrier loop voting once, though right there with VKCL_RESUME_LIMIT's short passes."""
+        A work-group whose width is not a multiple of llvmpipe's batch (`lanes`) has extra
+        lanes, which miss the group's votes; the kernel's own can suspend only where they
+        return at once (compiler/spirv_extra_lanes.py, which gives every clspv kernel the
+        group's width). Where it could not, pass `lanes` (the batch's width): dispatches of
+        such groups get no header, so they never suspend (their long loops are cut, and
+        fail)."""
         n = len(launch.dispatches)
         groups = [count[0] * count[1] * count[2] for _, _, _, count in launch.dispatches]
         items = [size * g for size, g in zip(launch.group_sizes, groups)]
@@ -67,7 +66,7 @@ class ResumeState:
             local_at += local_stride * groups[k]
         r = Resumption(self, n)
         if lanes:
-            r.disabled = {k for k, size in enumerate(launch.group_sizes) if size > lanes and size % lanes}
+            r.disabled = {k for k in range(n) if launch.pipeline_args[k][0][0] % lanes}
         return r
 
     def _fit(self, alloc, size: int, kind: MemoryKind):
