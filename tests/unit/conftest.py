@@ -68,3 +68,16 @@ def valid_spirv(tmp_path):
         path.write_bytes(data)
         return subprocess.run(["spirv-val", "--target-env", "vulkan1.3", str(path)]).returncode == 0
     return check
+
+
+@pytest.fixture
+def assemble_spirv(tmp_path):
+    """spirv-as for Vulkan 1.3 on a module's text: its words as bytes."""
+    import subprocess
+
+    def assemble(text: str) -> bytes:
+        (tmp_path / "module.spvasm").write_text(text)
+        subprocess.run(["spirv-as", "--target-env", "vulkan1.3", "-o", str(tmp_path / "assembled.spv"),
+                        str(tmp_path / "module.spvasm")], check=True)
+        return (tmp_path / "assembled.spv").read_bytes()
+    return assemble

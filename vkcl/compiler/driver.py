@@ -22,7 +22,8 @@ from typing import Union
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, packed_locals, pointer_units,
                            prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_merge_access,
-                           spirv_printf, spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
+                           spirv_odd_widths, spirv_printf, spirv_single_pass_loops, struct_copies, toolchain,
+                           vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
 from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps
@@ -225,13 +226,15 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
-        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True):
+        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True, closed_forms: bool = True):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
             if not inline:
                 args = [a for a in args if a != INLINE_ENTRY_POINTS]
             if not rotate:
                 args.append(spirv_single_pass_loops.NO_ROTATION)
+            if not closed_forms:
+                args.append(spirv_odd_widths.NO_CLOSED_FORMS)
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
                     return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args), args)
@@ -276,11 +279,21 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
         # once; spirv_single_pass_loops): such a program is built again without loop rotation,
         # and refused if a loop is still cut short.
+        rotate = True
         if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
             _log.info("a loop of clspv's output never repeats; building again without loop rotation")
             out, renamed, args = build(unrolled, inline, rotate=False)
+            rotate = False
             if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
                 out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
+        # A loop's final value in closed form can take an integer wider than 64 bits (a ulong
+        # sum: spirv_odd_widths), which no Vulkan type carries: built again with such values
+        # left to the loop.
+        if out.ok and output_kind == "spirv" and spirv_odd_widths.uncarried(out.binary):
+            _log.info("clspv's output holds an integer wider than 64 bits; building again without closed forms")
+            rebuilt = build(unrolled, inline, rotate=rotate, closed_forms=False)
+            if rebuilt[0].ok and not spirv_odd_widths.uncarried(rebuilt[0].binary):
+                out, renamed, args = rebuilt
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)

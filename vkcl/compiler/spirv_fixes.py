@@ -103,12 +103,13 @@ from vkcl.compiler.spirv_merge_access import merge_narrow_accesses
 from vkcl.compiler.spirv_copy_loops import roll_copies as copy_loops
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
 from vkcl.compiler.spirv_zero_operands import fix_zero_operands
+from vkcl.compiler.spirv_odd_widths import widen_odd_integers
 from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 30
+VERSION = 31
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -144,6 +145,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     loop limit, spirv_barrier_loops.py; (0, 0): none); `resume_limit`: outermost loops suspend
     past this many back-edges of a work-item and resume in a later dispatch (llvmpipe's loop
     limit, spirv_resume.py; 0: never)."""
+    data = widen_odd_integers(data)
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
     data = fix_scalar_composites(data)
