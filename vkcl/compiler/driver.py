@@ -286,11 +286,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             rotate = False
             if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
                 out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
-        # A loop's final value in closed form can take an integer wider than 64 bits (a ulong
-        # sum: spirv_odd_widths), which no Vulkan type carries: built again with such values
-        # left to the loop.
+        # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64
+        # bits (a ulong sum) or in uses spirv_odd_widths does not take, nothing carries it: such
+        # a program is built again with those values left to the loops.
         if out.ok and output_kind == "spirv" and spirv_odd_widths.uncarried(out.binary):
-            _log.info("clspv's output holds an integer wider than 64 bits; building again without closed forms")
+            _log.info("clspv's output holds an integer no Vulkan type carries; building again without closed forms")
             rebuilt = build(unrolled, inline, rotate=rotate, closed_forms=False)
             if rebuilt[0].ok and not spirv_odd_widths.uncarried(rebuilt[0].binary):
                 out, renamed, args = rebuilt

@@ -21,13 +21,15 @@ An extra lane's work is never seen, so each entry point of a module with loops n
 returning its extra lanes: those whose x is not below the width (the WorkgroupSize builtin's x,
 else the entry point's LocalSize) and, for a width of 1, those past the batch's first lane
 (SubgroupLocalInvocationId, llvmpipe's lane in the batch). A width of 1 needs the second test
-because NIR then folds every lane's x to 0. A real work-item passes both tests on every device,
-so the branch changes nothing for it. Each changed entry point is named in an OpString "vkcl.extra_lanes <entry point> <label>".
+because NIR then folds every lane's x to 0 (measured: with the first test alone, groups of one
+work-item still came out wrong). A real work-item passes both tests on every device, so the
+branch changes nothing for it.
+
+Each changed entry point is named in an OpString "vkcl.extra_lanes <entry point> <label>".
 spirv_resume.resumed_entry_points reads it: a kernel that suspends by work-group may then
 suspend in groups with a partial batch (core/resume.py). spirv_loop_cuts puts no probe in the
-labelled block, where only extra lanes run: its loop's count comes from an atomic, which an extra
-lane does not see either; with 7 extra lanes (groups of width 1) the probe's loop spent the
-batch's budget, and the one work-item's loops were all cut.
+labelled block, where only extra lanes return: the probe's count comes from an atomic, which
+gives them 0, so it would measure nothing there.
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ class LoopChecks(SyncExits):
     """spirv_resume._Function's counting and suspending."""
 
     def _with_checks(self, blocks: list[list[array]], loops: dict, names: dict[int, int],
-                     uncounted: frozenset = frozenset()) -> list[list[array]]:
+                     uncounted: set[int] | frozenset[int] = frozenset()) -> list[list[array]]:
         """`blocks` with every loop header but those of `uncounted` counting the trips into the
         function's counter, and each loop of `loops` (label in `blocks` -> loop) leaving through
         a new merge block when the count is past the limit, where the work-item suspends.
