@@ -654,3 +654,31 @@ r = np.empty_like(a); cl.enqueue_copy(q, r, d)
 assert (r == a).all()
 print("OK")
 """)
+
+
+def test_six_loops_with_work_items_in_different_loops(python_with_icd):
+    # Six loops in a row, each work-item its own trip counts: at a pass its work-items have
+    # suspended in different loops, so the pass dispatches once a loop, each with the pipeline
+    # that resumes that loop (SPEC_RESUME_LOOP); the others' records wait for theirs. Before,
+    # an entry point of more than four loops was left alone and its long loops were cut.
+    run(python_with_icd, """
+loops = "\\n".join(f"#pragma nounroll\\n  for (uint i = 0; i < n + (gid * 7919u + {k * 104729}u) % 30000u; i++) s = s * {2 * k + 3}u + (i ^ {k}u);"
+                   for k in range(6))
+src = f"kernel void k(global uint *o, uint n) {{ uint gid = get_global_id(0); uint s = gid;\\n{loops}\\n  o[gid] = s; }}"
+G = 16
+def ref(n):
+    out = []
+    for g in range(G):
+        s = g
+        for k in range(6):
+            for i in range(n + (g * 7919 + k * 104729) % 30000):
+                s = (s * (2 * k + 3) + (i ^ k)) & M
+        out.append(s)
+    return np.array(out, np.uint32)
+o = cl.Buffer(ctx, mf.READ_WRITE, 4 * G)
+cl.Program(ctx, src).build().k(q, (G,), (8,), o, np.uint32(1000))  # 1,000 to 31,000 trips a loop
+r = np.empty(G, np.uint32); cl.enqueue_copy(q, r, o)
+want = ref(1000)
+assert (r == want).all(), np.flatnonzero(r != want)
+print("OK")
+""")

@@ -15,10 +15,12 @@ whether or not a lane takes it, so inside it would cost every trip):
   - the loop header's phis (its loop-carried values),
   - the values defined before the loop and used in it or after it that cannot be computed again
     (those that can, from constants, builtins and push constants, are computed again);
-then marks the dispatch's header. The runtime sees the mark and dispatches again ("a pass"):
-each work-item whose record holds this launch's epoch and a loop number jumps to a copy of the
-function from that loop's header on, with the values read back, and clears its loop number;
-the others return at once. `limit` is llvmpipe's budget over its lanes (a batch spends the
+then sets its loop's bit in the dispatch's header. The runtime sees the bits and dispatches
+again ("a pass"), once for each loop suspended there, with a pipeline whose SPEC_RESUME_LOOP
+names the loop: each work-item whose record holds this launch's epoch and that loop's number
+jumps to a copy of the function from the loop's header on, with the values read back, and
+clears its loop number; the others return at once (the copies of other loops are dead code in
+that pipeline, which keeps llvmpipe's compile small). `limit` is llvmpipe's budget over its lanes (a batch spends the
 largest of its work-items' counts per loop, at most their sum).
 
 Where the state lives: the device's loop word (core/loop_cuts.py, its address in spirv_loop_cuts'
@@ -67,9 +69,11 @@ from vkcl.compiler.spirv_resume_state import (
 PRIVATE_WORDS = 256
 # The most outermost loops of an entry point made to suspend; one with more is left alone.
 # llvmpipe's compile time grew much faster than the code: a float16 remquo (16 loops, one a
-# lane, 45 saved words each) took 19 s to its first launch instead of 1.4 (8 loops: 3.4 s
-# instead of 0.3; 4: 0.9 instead of 0.2), and such loops are short.
-MAX_LOOPS = 4
+# lane, 45 saved words each) took 19 s to its first launch instead of 1.4, and such loops are
+# short. With a pipeline per resumed loop (SPEC_RESUME_LOOP), L one-line loops past the budget
+# took 1.75 s for L = 4, 7 s for 6 and 14 s for 8 (5, 42 and 102 s with every copy in one
+# pipeline); at 8 a half8 remquo's first launch took 2.1 s instead of 0.2.
+MAX_LOOPS = 6
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -361,19 +365,37 @@ class _Function(LoopChecks):
         epoch = b.load(hdr, EPOCH, u, rc)
         mine, sel, which = new(), new(), new()
         res_labels = {loop.number: new() for loop in loops}
+        gates = {loop.number: (new(), new(), new()) for loop in loops}  # gate, its return, its merge
         rc += [_inst(OP_I_EQUAL, b.bool, mine, epoch_rec, epoch),
                _inst(199, u, which, number, m.constant(u, ~DONE)),  # OpBitwiseAnd: the loop, finished or not
                _inst(OP_SELECT, u, sel, mine, which, m.constant(u, 0)),
                _inst(OP_SELECTION_MERGE, unreachable_sw, 0),
-               _inst(OP_SWITCH, sel, done, *[w for lp in loops for w in (lp.number, res_labels[lp.number])])]
+               _inst(OP_SWITCH, sel, done, *[w for lp in loops for w in (lp.number, gates[lp.number][0])])]
         out_blocks = [first, read_word, with_word]
         out_blocks += self._with_checks(self.blocks, {lp.header: lp for lp in loops}, {})
         out_blocks += [rc, [_inst(OP_LABEL, done), _inst(OP_RETURN)]]
         for loop in loops:
+            out_blocks += self._gate(loop.number, *gates[loop.number], res_labels[loop.number])
             out_blocks += self._copy(loop, res_labels[loop.number], loops)
         out_blocks += [[_inst(OP_LABEL, unreachable_sw), _inst(OP_UNREACHABLE)],
                        [_inst(OP_LABEL, unreachable), _inst(OP_UNREACHABLE)]]
         return head + [i for blk in out_blocks for i in blk] + end, stride, self.group
+
+    def _gate(self, number: int, gate: int, back: int, merge: int, res_label: int) -> list[list[array]]:
+        """Blocks letting a work-item of loop `number` on to its copy only in a pipeline that
+        resumes that loop (SPEC_RESUME_LOOP `number`, or 0: every loop); elsewhere it returns,
+        its record kept for that pipeline's dispatch. The test is on specialization constants,
+        so each pipeline's compile drops the other loops' copies: a pipeline holding all of them
+        took llvmpipe 5 s for 4 one-line loops and 102 s for 8."""
+        b, m, new, u = self.b, self.m, self.m.new_id, self.b.uint
+        every, this, ok = new(), new(), new()
+        return [[_inst(OP_LABEL, gate),
+                 _inst(OP_I_EQUAL, b.bool, every, b.spec_loop, m.constant(u, 0)),
+                 _inst(OP_I_EQUAL, b.bool, this, b.spec_loop, m.constant(u, number)),
+                 _inst(166, b.bool, ok, every, this),  # OpLogicalOr
+                 _inst(OP_SELECTION_MERGE, merge, 0), _inst(OP_BRANCH_CONDITIONAL, ok, res_label, back)],
+                [_inst(OP_LABEL, back), _inst(OP_RETURN)],
+                [_inst(OP_LABEL, merge), _inst(OP_UNREACHABLE)]]
 
     def _copy(self, loop: _Loop, res_label: int, loops: list[_Loop]) -> list[list[array]]:
         """RES: the record read back, the rest computed again, then a copy of the blocks from the

@@ -10,7 +10,7 @@ from vkcl.compiler.spirv_barrier_loops import _ids
 from vkcl.compiler.spirv_edit import instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
     EPOCH, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_I_ADD, OP_LABEL, OP_LOAD, OP_LOGICAL_AND, OP_LOOP_MERGE, OP_PHI,
-    OP_RETURN, OP_SELECTION_MERGE, OP_STORE, OP_U_GREATER_THAN_EQUAL, RECORD_WORDS, SUSPENDED,
+    OP_RETURN, OP_SELECTION_MERGE, OP_STORE, OP_U_GREATER_THAN_EQUAL, RECORD_WORDS,
     named as _named, predecessors, result_id as _result, retarget, targets as _targets, with_predecessor)
 from vkcl.compiler.spirv_resume_sync import SyncExits
 
@@ -202,7 +202,7 @@ class LoopChecks(SyncExits):
         if self.group:  # the group's local memory to its area
             done, last = b.copy_locals(self.locals, self.header, True, suspension.pop())
             suspension += done + [last]
-        b.store(self.header, SUSPENDED, m.constant(u, 1), suspension[-1])
+        b.mark_suspended(self.header, loop.number, suspension[-1])
         suspension[-1].append(_inst(OP_RETURN))
         at = next(k for k, blk in enumerate(out) if blk[0][1] == merge)
         out[at:at] = [nm, *suspension, [_inst(OP_LABEL, go_on), _inst(OP_BRANCH, merge)]]

@@ -21,6 +21,9 @@ SUSPENDED, EPOCH, PASS, GROUP_SIZE, AREA, BASE, COUNTS = 0, 4, 8, 12, 16, 24, 36
 LOCAL_AREA, LOCAL_STRIDE, LOCAL_SIZE, HEADER = 48, 56, 60, 72  # LOCAL_SIZE: x and y
 RECORD_WORDS = 2  # epoch, loop number; then the saved words
 SPEC_RESUMING = 0x7F564B12  # specialization constant: 1 in the pipelines of the passes after the first
+# specialization constant: the loop number a later pass's pipeline resumes (its other copies are
+# dead code there); 0 resumes every loop
+SPEC_RESUME_LOOP = 0x7F564B13
 
 OP_STRING, OP_NAME, OP_ENTRY_POINT, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID = 7, 5, 15, 16, 331
 OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_ARRAY = 20, 21, 22, 23, 28
@@ -164,6 +167,9 @@ class StateBuilder:
         self.spec_resuming = self.m.new_id()
         self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, self.spec_resuming, 0))
         self.new_decorations.append(_inst(OP_DECORATE, self.spec_resuming, 1, SPEC_RESUMING))
+        self.spec_loop = self.m.new_id()
+        self.m.declare(_inst(OP_SPEC_CONSTANT, self.uint, self.spec_loop, 0))
+        self.new_decorations.append(_inst(OP_DECORATE, self.spec_loop, 1, SPEC_RESUME_LOOP))
         self._group_max = self._group_votes = self._group_counts = None
 
     @property
@@ -373,6 +379,14 @@ class StateBuilder:
         out += [_inst(OP_CONVERT_U_TO_PTR, ptr_type, p, a),
                 _inst(OP_LOAD, type_id, v, p, ALIGNED, 4 if type_id == self.uint else 8)]
         return v
+
+    def mark_suspended(self, header: int, number: int, out: list[array]) -> None:
+        """Set loop `number`'s bit in the header's suspended word (an atomic OR: work-items of
+        one dispatch may suspend in different loops)."""
+        u, a, p, old = self.uint, self.address(header, SUSPENDED, out), self.m.new_id(), self.m.new_id()
+        out += [_inst(OP_CONVERT_U_TO_PTR, self.psb_uint, p, a),
+                _inst(241, u, old, p, self.m.constant(u, 1), self.m.constant(u, 0),  # OpAtomicOr, Device
+                      self.m.constant(u, 1 << number))]
 
     def store(self, base: int, offset: int, value: int, out: list[array]) -> None:
         a, p = self.address(base, offset, out), self.m.new_id()

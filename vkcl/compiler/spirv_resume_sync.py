@@ -24,7 +24,7 @@ from vkcl.compiler.spirv_barrier_loops import _ids
 from vkcl.compiler.spirv_edit import instruction as _inst
 from vkcl.compiler.spirv_resume_state import (
     EPOCH, OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER, OP_I_NOT_EQUAL, OP_LABEL, OP_LOOP_MERGE, OP_PHI,
-    OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, RECORD_WORDS, SUSPENDED, result_id, retarget,
+    OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, RECORD_WORDS, result_id, retarget,
     predecessors, reach_until, split_block, targets)
 
 DONE = 0x80000000  # in a record's loop number: the work-item had finished the loop
@@ -277,7 +277,7 @@ class SyncExits:
         blocks.append(store)
         last = [_inst(OP_LABEL, leave)]
         done, last = b.copy_locals(self.locals, self.header, True, last)
-        b.store(self.header, SUSPENDED, m.constant(u, 1), last)
+        b.mark_suspended(self.header, loop.number, last)
         last.append(_inst(OP_RETURN))
         blocks += done + [last]
         split_block(out, at, n_phi, rest, head[n_phi:])

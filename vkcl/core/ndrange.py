@@ -13,7 +13,7 @@ import weakref
 
 from vkcl import compiler
 from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups, spirv_resume
-from vkcl.compiler.spirv_resume_state import SPEC_RESUMING
+from vkcl.compiler.spirv_resume_state import SPEC_RESUME_LOOP, SPEC_RESUMING
 from vkcl._gen import cl
 from vkcl.core import bounds, loop_cuts, printf
 from vkcl.core.commands import Command
@@ -137,10 +137,11 @@ class KernelPlan:
         self.lock = threading.Lock()
 
     def pipeline(self, local: tuple, local_counts: tuple, offset: tuple, work_dim: int,
-                 group_counts: tuple | None = None, resuming: bool = False):
+                 group_counts: tuple | None = None, resuming: int = 0):
         """The pipeline for these sizes; `group_counts`: the NumWorkgroups a split launch's
         dispatches give their kernel instead of their own counts; `resuming`: for the passes
-        after the first of a kernel whose loops suspended (compiler/spirv_resume.py)."""
+        after the first of a kernel whose loops suspended, the number of the loop it resumes
+        (compiler/spirv_resume.py)."""
         key = (local, local_counts, offset if self.offset_ids[0] is not None else None, work_dim, group_counts,
                resuming)
         p = self.pipelines.get(key)
@@ -162,7 +163,7 @@ class KernelPlan:
                     if self.image.loop_word is not None:
                         spec.update(self.image.loop_word.spec())
                     if resuming:
-                        spec[SPEC_RESUMING] = 1
+                        spec[SPEC_RESUMING], spec[SPEC_RESUME_LOOP] = 1, resuming
                     if group_counts is not None:
                         spec[spirv_num_groups.SPEC_FLAG] = 1
                         spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))
@@ -370,20 +371,22 @@ class NDRangeKernel(Command):
             sets = ffi.new("VkDescriptorSet[1]", [dset])
             lib.vkCmdBindDescriptorSets(cb, vkp.vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, s, 1, sets, 0, ffi.NULL)
         for k, (pipe, region, base, count) in enumerate(self.launch.dispatches):
-            if resume is not None:
-                if resume.passes:  # only dispatches that suspended, the pipeline that resumes them
-                    if k not in resume.active:
-                        continue
-                    pipe = plan.pipeline(*self.launch.pipeline_args[k], resuming=True)
-                resume.state.point_at(cb, resume.header_address(k))
-            if pipe is not bound:
-                lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
-                bound = pipe
-            if size:
-                lib.vkCmdPushConstants(cb, layout, vkp.COMPUTE, 0, size, self.pcs[region])
-            lib.vkCmdDispatchBase(cb, base[0], base[1], base[2], count[0], count[1], count[2])
-            if resume is not None:
-                vkc.full_barrier(cb)  # the dispatch's reads of the word before the next fill
+            # Later passes: only dispatches that suspended, once for each loop that suspended
+            # there, with the pipeline that resumes that loop (the others' work-items return).
+            loops = resume.active.get(k, ()) if resume is not None and resume.passes else (0,)
+            for loop in loops:
+                if loop:
+                    pipe = plan.pipeline(*self.launch.pipeline_args[k], resuming=loop)
+                if resume is not None:
+                    resume.state.point_at(cb, resume.header_address(k))
+                if pipe is not bound:
+                    lib.vkCmdBindPipeline(cb, 1, pipe)  # VK_PIPELINE_BIND_POINT_COMPUTE
+                    bound = pipe
+                if size:
+                    lib.vkCmdPushConstants(cb, layout, vkp.COMPUTE, 0, size, self.pcs[region])
+                lib.vkCmdDispatchBase(cb, base[0], base[1], base[2], count[0], count[1], count[2])
+                if resume is not None:
+                    vkc.full_barrier(cb)  # the dispatch's reads of the word before the next fill
         if self.printf_copy is not None:
             vkc.full_barrier(cb)
             a, c = self.printf_alloc, self.printf_copy

@@ -3,10 +3,11 @@
 A kernel whose outermost loops may suspend records each dispatch behind the address of a
 header of its own, written into the device's loop word (core/loop_cuts.py, byte 16) by two
 fills; the header (host-visible) tells the kernel the launch's epoch, the pass, the dispatch's
-geometry and where the work-items' records lie, and the kernel sets its flag when a work-item
-suspended. The queue (core/queue.py) submits such a launch at once and holds what follows it;
-when its batch completes and a flag is set, it records the dispatches again (the next pass) and
-submits, until no work-item suspends; then the launch completes and what was held goes on.
+geometry and where the work-items' records lie, and a work-item that suspends sets its loop's
+bit there. The queue (core/queue.py) submits such a launch at once and holds what follows it;
+when its batch completes and a bit is set, it records the dispatches again (the next pass: a
+dispatch once for each loop suspended in it, with that loop's pipeline) and submits, until no
+work-item suspends; then the launch completes and what was held goes on.
 Each queue has one ResumeState: its headers and records serve one launch at a time, which the
 holding guarantees.
 """
@@ -97,7 +98,9 @@ class Resumption:
     def __init__(self, state: ResumeState, count: int):
         self.state, self.count = state, count
         self.disabled: set = set()  # dispatches given no header (they never suspend)
-        self.active: set = set(range(count))  # dispatches the next pass runs: those that suspended
+        # dispatch -> the numbers of the loops the next pass resumes there (a pipeline each):
+        # those of its work-items that suspended, from the bits of its header's suspended word
+        self.active: dict[int, list[int]] = {}
         self.passes = 0  # passes after the first
         self.start_ns = None  # the first pass's start (profiling)
 
@@ -116,7 +119,11 @@ class Resumption:
         """The headers of the next pass: its number, the flags cleared."""
         self.passes += 1
         words, step = self._words(), layout.HEADER // 4
-        self.active = {k for k in range(self.count) if words[step * k + layout.SUSPENDED // 4]}
+        self.active = {}
+        for k in range(self.count):
+            bits = words[step * k + layout.SUSPENDED // 4]
+            if bits:
+                self.active[k] = [n for n in range(1, 32) if bits >> n & 1]
         for k in range(self.count):
             words[step * k + layout.SUSPENDED // 4] = 0
             words[step * k + layout.PASS // 4] = self.passes
