@@ -15,7 +15,7 @@ from vkcl.compiler import spirv
 OP_CAPABILITY, OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_VECTOR = 17, 20, 21, 22, 23
 OP_TYPE_ARRAY, OP_TYPE_STRUCT, OP_TYPE_POINTER = 28, 30, 32
 OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT, OP_FUNCTION, OP_DECORATE = 41, 42, 43, 54, 71
-DECORATION_CPACKED = 10
+OP_ENTRY_POINT, DECORATION_CPACKED = 15, 10
 CAPABILITY_INT64 = 11
 # Instructions without a result type (their first operand may still look like one): the
 # debug, annotation, mode-setting, type, store/copy and control-flow ones. A value's type is
@@ -113,6 +113,25 @@ class Module:
     def declare(self, inst: array) -> None:
         """Add a module-scope declaration (after the module's own)."""
         self._added.append(inst)
+
+    def insert_annotations(self, insts: list[array]) -> None:
+        """Decorations put before the module's first annotation (or its first type)."""
+        at = next(k for k, i in enumerate(self.insts) if 71 <= self.opcode(i) <= 75 or 19 <= self.opcode(i) <= 39)
+        self.insts[at:at] = insts
+
+    def insert_debug(self, insts: list[array]) -> None:
+        """OpStrings put before the module's first debug instruction (or what follows them)."""
+        at = next(k for k, i in enumerate(self.insts) if self.opcode(i) in (2, 3, 4, 5, 6, 7, 330)
+                  or 71 <= self.opcode(i) <= 75 or 19 <= self.opcode(i) <= 39)
+        self.insts[at:at] = insts
+
+    @staticmethod
+    def add_to_interface(entry: array, var: int) -> None:
+        """Name `var` in an OpEntryPoint's interface (in place) unless it is there."""
+        name, _ = spirv.literal_string(entry, 3, len(entry))
+        if var not in entry[3 + len(spirv.string_words(name)):]:
+            entry.append(var)
+            entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
 
     # -- types ------------------------------------------------------------------------------
     def kind(self, type_id: int) -> int:

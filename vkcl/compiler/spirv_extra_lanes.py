@@ -40,7 +40,7 @@ from vkcl.compiler.spirv_edit import Module, instruction as _inst
 from vkcl.compiler.spirv_resume_state import split_block
 
 MARK = "vkcl.extra_lanes"
-OP_NAME, OP_STRING, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID, OP_ENTRY_POINT = 5, 7, 16, 331, 15
+OP_STRING, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID, OP_ENTRY_POINT = 7, 16, 331, 15
 OP_TYPE_VECTOR, OP_CONSTANT_COMPOSITE, OP_SPEC_CONSTANT_COMPOSITE = 23, 44, 51
 OP_FUNCTION, OP_VARIABLE, OP_LOAD, OP_DECORATE = 54, 59, 61, 71
 OP_FUNCTION_CALL, OP_COMPOSITE_EXTRACT, OP_U_LESS_THAN = 57, 81, 176
@@ -103,19 +103,13 @@ def return_extra_lanes(data: bytes) -> bytes:
         end = next(k for k in range(start, len(m.insts)) if _op(m.insts[k]) == 56)
         function, past = _with_early_return(m, m.insts[start:end + 1], local, lane, width, u, v3uint)
         m.insts[start:end + 1] = function
-        name, _ = spirv.literal_string(entry, 3, len(entry))
         for var in (local, lane):
-            if var not in entry[3 + len(spirv.string_words(name)):]:
-                entry.append(var)
-                entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
-        names.append(f"{name} {past}")
+            m.add_to_interface(entry, var)
+        names.append(f"{spirv.literal_string(entry, 3, len(entry))[0]} {past}")
     if not names:
         return data
-    first_annotation = next(k for k, i in enumerate(m.insts) if 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
-    m.insts[first_annotation:first_annotation] = new_annotations
-    debug_at = next(k for k, i in enumerate(m.insts) if _op(i) in (2, 3, 4, OP_STRING, OP_NAME, 6, 330)
-                    or 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
-    m.insts[debug_at:debug_at] = [_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {n}")) for n in names]
+    m.insert_annotations(new_annotations)
+    m.insert_debug([_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {n}")) for n in names])
     return m.to_bytes()
 
 

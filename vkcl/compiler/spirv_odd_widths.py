@@ -26,7 +26,7 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_edit import Module, instruction as _inst
+from vkcl.compiler.spirv_edit import _NO_RESULT_TYPE as _NO_RESULT, Module, instruction as _inst
 
 LEGAL = (8, 16, 32, 64)
 OP_TYPE_INT, OP_CONSTANT, OP_UNDEF, OP_PHI, OP_SELECT, OP_COPY_OBJECT = 21, 43, 1, 245, 169, 83
@@ -40,9 +40,6 @@ KEPT = (OP_AND, OP_OR, OP_XOR, OP_U_DIV, OP_U_MOD, OP_SHR_LOGICAL, OP_SELECT, OP
 # Where type declarations name other types: vector, matrix, array, runtime array, struct, pointer, function.
 _TYPE_OPERANDS = {23: slice(2, 3), 24: slice(2, 3), 28: slice(2, 3), 29: slice(2, 3), 30: slice(2, None),
                   32: slice(3, 4), 33: slice(2, None)}
-_NO_RESULT = frozenset({3, 4, 5, 6, 7, 8, 10, 11, 14, 15, 16, 17, 62, 63, 71, 72, 224, 225, 246, 247, 248,
-                        249, 250, 251, 252, 253, 254, 255, 56, 331})
-
 
 # The option that keeps LLVM from writing loops' final values in closed form (IndVarSimplify's
 # exit value replacement), for a module whose integers widen_odd_integers cannot carry.

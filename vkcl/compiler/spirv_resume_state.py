@@ -234,21 +234,15 @@ class StateBuilder:
 
     def finish(self, changed: list) -> None:
         m = self.m
-        first_annotation = next(k for k, i in enumerate(m.insts) if 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
-        m.insts[first_annotation:first_annotation] = self.new_decorations
-        debug_at = next(k for k, i in enumerate(m.insts) if _op(i) in (2, 3, 4, OP_STRING, OP_NAME, 6, 330)
-                        or 71 <= _op(i) <= 75 or 19 <= _op(i) <= 39)
+        m.insert_annotations(self.new_decorations)
         strings = []
         for entry, stride, group in changed:
             name, _ = spirv.literal_string(entry, 3, len(entry))
             strings.append(_inst(OP_STRING, m.new_id(), *spirv.string_words(f"{MARK} {name} {stride} {int(group)}")))
-            used = set(entry[3 + len(spirv.string_words(name)):])
             extra = [self.group_max, *(self._group_votes or ()), *(self._group_counts or ())] if group else []
             for var in [self.builtins[BUILTIN_WORKGROUP_ID], self.builtins[BUILTIN_LOCAL_ID]] + extra:
-                if var not in used:
-                    entry.append(var)
-                    entry[0] = (len(entry) << 16) | OP_ENTRY_POINT
-        m.insts[debug_at:debug_at] = strings
+                m.add_to_interface(entry, var)
+        m.insert_debug(strings)
 
     # -- value words ---------------------------------------------------------------------------
     def leaves(self, type_id: int) -> int | None:
