@@ -17,6 +17,27 @@ ORDINARY_LOOPS = [
     """kernel void k(global int *o, int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) {
          if (o[i] == j) continue; if (o[i] > 100) break; o[i + n * j] += 1; } }""",
     "kernel void k(global int *o, int n) { while (1) { if (o[n] == 0) return; n = o[n]; } }",
+    # leaving nested loops through a flag: built right, nothing to refuse
+    """kernel void k(global uint *o, uint n) { uint s = 0, found = 0xffffffffu;
+         for (uint r = 0; r < 4u && found == 0xffffffffu; r++) for (uint i = 0; i < n; i++) {
+           s = s * 1103515245u + (i ^ 12345u); if (s % 4093u == 1000u) { found = r * n + i; break; } }
+         o[0] = s; o[1] = found; }""",
+]
+
+# A return and a goto out of an inner loop inside a rolled outer loop: the inner loop's
+# back-edge comes out as a second, never-taken edge to the outer header (lost_back_edges).
+LOST_INNER_LOOPS = [
+    """kernel void k(global uint *o, uint n) { uint s = 0;
+         #pragma nounroll
+         for (uint r = 0; r < 4u; r++) {
+           #pragma nounroll
+           for (uint i = 0; i < n; i++) { s = s * 1103515245u + (i ^ 12345u);
+             if (s % 4093u == 1000u) { o[0] = s; o[1] = r * n + i; return; } } } }""",
+    """kernel void k(global uint *o, uint n) { uint s = 0, found = 0xffffffffu;
+         #pragma nounroll
+         for (uint r = 0; r < 4u; r++) for (uint i = 0; i < n; i++) { s = s * 1103515245u + (i ^ 12345u);
+           if (s % 4093u == 1000u) { found = r * n + i; goto out; } }
+       out: o[0] = s; o[1] = found; }""",
 ]
 
 
@@ -54,3 +75,17 @@ def test_loop_still_cut_short_is_refused(monkeypatch):
     built = compiler.compile_source(ORDINARY_LOOPS[0], "", compiler.DeviceCaps())
     assert not built.ok and built.status == "error"
     assert spirv_single_pass_loops.REFUSAL in built.log
+
+
+@pytest.mark.parametrize("index", range(len(LOST_INNER_LOOPS)))
+def test_an_inner_loop_whose_back_edge_was_lost_is_refused(monkeypatch, index):
+    caps = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000)  # llvmpipe's
+    built = compiler.compile_source(LOST_INNER_LOOPS[index], "", caps)
+    assert not built.ok and spirv_single_pass_loops.REFUSAL in built.log, built.log
+    # clspv's own output: the edge is there, and only the nested-loop rule finds it
+    monkeypatch.setattr(spirv_single_pass_loops, "single_pass_loops", lambda binary: [])
+    raw = compiler.compile_source(LOST_INNER_LOOPS[index], "", caps)
+    monkeypatch.undo()
+    assert raw.ok
+    lost = spirv_single_pass_loops.lost_back_edges(raw.spirv)
+    assert len(lost) == 1 and spirv_single_pass_loops.single_pass_loops(raw.spirv) == lost
