@@ -43,6 +43,33 @@ SHAPES = {
         for (uint i = 0; i < 6; i++) q[i / 2][i % 2] = (float2)(i);
         uint s = 0; for (uint i = 0; i < n; i++) { s += p[(i * j) & 15]; p[s & 15] = i; q[s % 3][i & 1].y += 1.0f; }
         o[get_global_id(0)] = s + (uint)q[j % 3][1].y; }""",
+    # inner loops that suspend too: after one, values from before it, an `if`, a store
+    "nested": """kernel void k(global uint *o, global uint *rows, uint n) {
+        uint g = get_global_id(0), total = 0;
+        #pragma nounroll
+        for (uint r = 0; r < 3u; r++) {
+            uint s = g + r, before = s ^ 5u;
+            #pragma nounroll
+            for (uint i = 0; i < n; i++) s = s * 3u + i;
+            if (s & 1u) total ^= before;
+            rows[g * 3u + r] = s; total = total * 31u + s; }
+        o[g] = total; }""",
+    # an outer loop unrolled four times by LLVM: five copies of its inner loop
+    "nested_unrolled": """kernel void k(global const float *a, global float *out, int rows, int n) {
+        int g = get_global_id(0); float total = 0;
+        for (int r = 0; r < rows; r++) { float s = 0;
+            for (int i = 0; i < n; i++) s += a[(r * n + i + g) % (rows * n)];
+            out[g * rows + r] = s; total += s; }
+        out[get_global_size(0) * rows + g] = total; }""",
+    # a break after the inner loop: the inner loop is left to the outer one
+    "nested_break": """kernel void k(global uint *o, uint n) {
+        uint g = get_global_id(0), s = g;
+        #pragma nounroll
+        for (uint r = 0; r < 6u; r++) {
+            #pragma nounroll
+            for (uint i = 0; i < n; i++) s = s * 3u + i;
+            if (s % 5u == 0u) break; }
+        o[g] = s; }""",
 }
 
 

@@ -41,7 +41,16 @@ without one, by a vote after the loop (spirv_resume_sync.py).
 A work-item's Function variables (private arrays) are saved after the loop's words, element by
 element, and put back before it resumes (at most PRIVATE_WORDS words).
 
-Left alone: entry points with more than MAX_LOOPS such loops, with calls or with Function
+In kernels that do not suspend by work-group, loops directly inside an outermost loop suspend
+too (_Function._plan_inner): one inner loop's trips within a single outer trip can outrun the
+budget. The record keeps the inner loop's phis and what it uses from before it (the outer
+loop's phis among them); its copy runs in parts (_Loop.segments): the inner loop and the rest
+of that outer trip, up to the outer loop's back-edge, then the outer loop from its header on
+to the end of the function. The outer back-edge in the first part becomes a selection whose
+merge is never reached (both ways end in returns); an inner loop after which the outer loop is
+left or continued other than at its continue target is not made to suspend (_loop).
+
+Left alone: entry points with more than MAX_LOOPS outermost loops, with calls or with Function
 variables of more words or of a length that is not a constant, and loops whose saved values
 include a pointer that is not a physical address nor computed from module-scope or Function
 variables, or whose blocks hold an instruction of an unknown operand layout.
@@ -62,7 +71,8 @@ from vkcl.compiler.spirv_resume_state import (
     OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, OP_SHIFT_LEFT_LOGICAL,
     OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT,
     SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, SPEC_RESUMING, WORD_HEADER, StateBuilder,
-    label_positions as _label_positions, named as _named, reach_until, result_id as _result)
+    label_positions as _label_positions, named as _named, reach_until, result_id as _result,
+    targets as _targets)
 
 # The most words of Function variables (private arrays) a work-item saves: the records of a
 # launch take this much per work-item.
@@ -74,6 +84,11 @@ PRIVATE_WORDS = 256
 # took 1.75 s for L = 4, 7 s for 6 and 14 s for 8 (5, 42 and 102 s with every copy in one
 # pipeline); at 8 a half8 remquo's first launch took 2.1 s instead of 0.2.
 MAX_LOOPS = 6
+# The most loops made to suspend where loops directly inside outermost ones do too. Each costs
+# llvmpipe's compile of the first pass: a float4 remquo in a loop (one outer loop, four inner
+# ones, a lane's each) took 0.3 s to build and launch with the outer loop alone, 0.9 s with all
+# five (a float8's with all nine: 3.2 s instead of 0.45, so it keeps its outer loop alone).
+MAX_WITH_INNER = 8
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -171,15 +186,15 @@ def _entry_point(b: StateBuilder, function: list[array]):
     f.group, f.locals = barriers or bool(local), local
     f.privates, f.private_words = privates, sum(sizes)
     loops = f.plan()
-    if not loops or len(loops) > MAX_LOOPS:
+    if not loops or len(loops) > MAX_WITH_INNER:
         return None
     b.copied += sum(loop.size for loop in loops)
     return f.emit(head, end, loops)
 
 
 class _Loop:
-    __slots__ = ("number", "header", "merge", "cont", "region", "phis", "saved", "remat", "words", "sync",
-                 "count_vote", "size")
+    __slots__ = ("number", "header", "merge", "cont", "region", "segments", "phis", "saved", "remat", "words",
+                 "sync", "count_vote", "size")
 
 
 class _Function(LoopChecks):
@@ -189,7 +204,7 @@ class _Function(LoopChecks):
     locals: list = []  # the Workgroup variables it uses
     privates: list = []  # its Function variables, whose contents each work-item saves
     private_words = 0
-    escaped: dict = {}  # a value used after an earlier loop -> its phi there (_with_checks)
+    escaped: dict = {}  # a value used after a loop -> [(its phi there, the loop's blocks)] (_with_checks)
 
     def __init__(self, b: StateBuilder, blocks: list[list[array]]):
         self.b, self.m = b, b.m
@@ -227,22 +242,58 @@ class _Function(LoopChecks):
                                             for x in bodies[h] if x != h):  # no inner loop: _vote_once
                     loop.count_vote = sum(1 for lp in loops if lp.count_vote is not None) % 2
                 loops.append(loop)
+        if len(loops) > MAX_LOOPS:
+            return []
+        if not self.group:
+            self._plan_inner(headers, bodies, loops)
         return loops
+
+    def _plan_inner(self, headers: list[int], bodies: dict[int, set[int]], loops: list[_Loop]) -> None:
+        """Loops directly inside an outermost loop suspend too, where all of them fit within
+        MAX_WITH_INNER: one inner loop's trips within a single trip of its outer loop can outrun
+        the budget (LLVM's unrolling of an outer loop makes copies of the inner one, each of
+        which can be the long one, so all or none). Not in kernels whose work-groups suspend
+        together (their loops vote as one), nor deeper loops (see _copy's segments)."""
+        chains = {h: [o for o in headers if o != h and h in bodies[o]] for h in headers}
+        inner = [h for h in headers if len(chains[h]) == 1]
+        if not inner or len(loops) + len(inner) > MAX_WITH_INNER:
+            return
+        for h in inner:
+            loop = self._loop(h, len(loops) + 1, chains[h])
+            if loop is not None:
+                loop.sync, loop.count_vote = None, None
+                loops.append(loop)
 
     def _body(self, header: int) -> set[int]:
         return reach_until(self.by_label, header, self.by_label[header][-2][1])
 
-    def _reach(self, header: int) -> set[int]:
+    def _reach(self, header: int, stops: frozenset[int] | set[int] = frozenset()) -> set[int]:
         seen, stack = set(), [header]
         while stack:
             label = stack.pop()
-            if label in seen:
+            if label in seen or (label in stops and label != header):
                 continue
             seen.add(label)
             stack += _named(self.by_label[label])
         return seen
 
-    def _loop(self, header: int, number: int) -> _Loop | None:
+    def _segments(self, header: int, chain: list[int]) -> list[tuple[int, set[int], set[int]]] | None:
+        """What a loop's copy runs: (a header, the blocks reached from it without passing the
+        headers of the loops around it, those headers) for the loop, then for each loop around it
+        that its copy reaches (an outer loop's next trip, after a break its next outer loop's).
+        An outermost loop has one: the rest of the function."""
+        out, todo = {}, [header]
+        while todo:
+            h = todo.pop()
+            if h in out:
+                continue
+            stops = set(chain) if h == header else set(chain[:chain.index(h)])
+            region = self._reach(h, stops)
+            out[h] = (h, region, stops)
+            todo += [t for label in region for t in _named(self.by_label[label]) if t in stops]
+        return [out[header]] + [out[h] for h in reversed(chain) if h in out]
+
+    def _loop(self, header: int, number: int, chain: list[int] = ()) -> _Loop | None:
         m, b = self.m, self.b
         blk = self.by_label[header]
         merge, cont = blk[-2][1], blk[-2][2]
@@ -251,8 +302,21 @@ class _Function(LoopChecks):
             return None
         if _op(term) == OP_BRANCH_CONDITIONAL and not ({merge, cont, header} & set(term[2:4])):
             return None  # the header branches two ways inside the loop: it keeps its merge instruction
-        region = self._reach(header)
-        insts = [i for label in region for i in self.by_label[label]]
+        segments = self._segments(header, list(chain))
+        for _, region, stops in segments[:-1]:
+            # What follows the inner loop in its copy is no longer in the outer loop, so a
+            # `continue` or `break` of the outer loop there would be a branch out of a selection
+            # to a block that is no merge of its (the ways of a `break` after the inner loop
+            # and the end of the trip met again at the outer merge block, and llvmpipe failed
+            # to create the pipeline). Such an inner loop is left to its outer loop: the copy
+            # reaches the outer continue target from one block, and the outer merge from it.
+            for o in stops:
+                merge, cont = self.by_label[o][-2][1:3]
+                into_cont = [x for x in region if cont in _targets(self.by_label[x])]
+                into_merge = [x for x in region if merge in _targets(self.by_label[x])]
+                if len(into_cont) > 1 or any(x != cont for x in into_merge):
+                    return None
+        insts = [i for _, region, _ in segments for label in region for i in self.by_label[label]]
         if any(_op(i) not in _LAYOUT_KNOWN for i in insts):
             return None
         for i in insts:
@@ -261,15 +325,17 @@ class _Function(LoopChecks):
         phis = [(i[2], i[1]) for i in blk if _op(i) == OP_PHI]
         outside: list[int] = []
         seen = set()
-        for i in insts:
-            for k in _ids(i):
-                v = i[k]
-                if v in seen or v not in self.defined_in or self.defined_in[v] in region:
-                    continue
-                if _op(self.defs[v]) in (OP_LABEL, OP_VARIABLE):
-                    continue  # a Function variable is the resumed function's too (its contents are saved)
-                seen.add(v)
-                outside.append(v)
+        for _, region, _ in segments:  # values each part uses from before it: live at the header
+            for label in region:
+                for i in self.by_label[label]:
+                    for k in _ids(i):
+                        v = i[k]
+                        if v in seen or v not in self.defined_in or self.defined_in[v] in region:
+                            continue
+                        if _op(self.defs[v]) in (OP_LABEL, OP_VARIABLE):
+                            continue  # a Function variable is the resumed function's too (its contents are saved)
+                        seen.add(v)
+                        outside.append(v)
         saved, remat = [], []
         for v in outside:
             if self._computable(v, region, remat):
@@ -281,7 +347,8 @@ class _Function(LoopChecks):
         if any(b.leaves(t) is None for _, t in phis):
             return None
         loop = _Loop()
-        loop.number, loop.header, loop.merge, loop.cont, loop.region = number, header, merge, cont, region
+        loop.number, loop.header, loop.merge, loop.cont = number, header, merge, cont
+        loop.segments, loop.region = segments, set().union(*(r for _, r, _ in segments))
         loop.phis, loop.saved, loop.remat = phis, saved, remat
         loop.words = sum(b.leaves(t) for _, t in phis + saved)
         loop.size = len(insts)
@@ -425,12 +492,16 @@ class _Function(LoopChecks):
             names[v] = inst[2] = new()
             res.append(inst)
             self._decorate_copy(v, names[v])
-        for label in loop.region:
-            for inst in self.by_label[label]:
-                rid = _result(inst)
-                if rid is not None:
-                    names[rid] = new()
-                    self._decorate_copy(rid, names[rid])
+        # Each part of the copy (loop.segments) names its own copies of the blocks' values.
+        seg_names = {}
+        for h, region, _ in loop.segments:
+            seg_names[h] = own = dict(names)
+            for label in region:
+                for inst in self.by_label[label]:
+                    rid = _result(inst)
+                    if rid is not None:
+                        own[rid] = new()
+                        self._decorate_copy(rid, own[rid])
         restored = [res]
         if self.privates:
             done, last = b.copy_privates(self.privates, rec, self.private_at, False, res)
@@ -439,43 +510,61 @@ class _Function(LoopChecks):
             done, last = b.copy_locals(self.locals, self.header, False, restored.pop())
             restored += done + [last]
             last.append(b.group_barrier())
-        restored[-1].append(_inst(OP_BRANCH, names[loop.header]))
+        restored[-1].append(_inst(OP_BRANCH, seg_names[loop.header][loop.header]))
         res_label = restored[-1][0][1]
         copied = []
-        for blk in self.blocks:
-            label = blk[0][1]
-            if label not in loop.region:
-                continue
-            out = []
-            for inst in blk:
-                op = _op(inst)
-                c = array("I", inst)
-                if op == OP_PHI:
-                    pairs = [(inst[k], inst[k + 1]) for k in range(3, len(inst), 2)]
-                    if label == loop.header:
-                        value = phi_values[[p for p, _ in loop.phis].index(inst[2])]
-                        pairs = [(v, p) for v, p in pairs if p in loop.region] + [(value, res_label)]
-                    else:
-                        pairs = [(v, p) for v, p in pairs if p in loop.region]
-                    c = _inst(OP_PHI, inst[1], inst[2], *[w for v, p in pairs for w in (v, p)])
-                for k in _ids(c) if op != OP_LABEL else ():
-                    c[k] = names.get(c[k], c[k])
-                if op == OP_PHI:
-                    for k in range(4, len(c), 2):
-                        c[k] = names.get(c[k], c[k])
-                if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_SELECTION_MERGE, OP_LOOP_MERGE):
-                    for k in _label_positions(c):
-                        c[k] = names.get(c[k], c[k])
-                rid = _result(inst)
-                if rid is not None:
-                    c[1 if op == OP_LABEL else 2] = names[rid]
-                out.append(c)
-            copied.append(out)
-        order = _reverse_postorder(copied, names[loop.header])
-        inside = {names[lp.header]: lp for lp in loops if lp.header in loop.region}
+        for h, region, stops in loop.segments:
+            own = seg_names[h]
+            # An outer loop's header also takes the trips that other parts end by branching to it.
+            into = [(seg_names[h2], r2) for h2, r2, s2 in loop.segments if h in s2] if h != loop.header else []
+            outer_edges = stops | {x for o in stops for x in self.by_label[o][-2][1:3]}
+            for blk in self.blocks:
+                label = blk[0][1]
+                if label not in region:
+                    continue
+                out = []
+                for inst in blk:
+                    op = _op(inst)
+                    c = array("I", inst)
+                    if op == OP_PHI:
+                        pairs = [(inst[k], inst[k + 1]) for k in range(3, len(inst), 2)]
+                        kept = [(own.get(v, v), own[p]) for v, p in pairs if p in region]
+                        if label == loop.header and h == loop.header:
+                            kept.append((phi_values[[p for p, _ in loop.phis].index(inst[2])], res_label))
+                        elif label == h:
+                            kept += [(other.get(v, v), other[p]) for other, r2 in into for v, p in pairs if p in r2]
+                        c = _inst(OP_PHI, inst[1], own[inst[2]], *[w for pr in kept for w in pr])
+                        out.append(c)
+                        continue
+                    for k in _ids(c) if op != OP_LABEL else ():
+                        c[k] = own.get(c[k], c[k])
+                    if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_SELECTION_MERGE, OP_LOOP_MERGE):
+                        for k in _label_positions(c):
+                            t = c[k]
+                            c[k] = own[t] if t in region else seg_names[t][t] if t in stops else t
+                    rid = _result(inst)
+                    if rid is not None:
+                        c[1 if op == OP_LABEL else 2] = own[rid]
+                    out.append(c)
+                if (_op(blk[-1]) in (OP_BRANCH_CONDITIONAL, OP_SWITCH) and set(_targets(blk)) & outer_edges
+                        and _op(blk[-2]) not in (OP_SELECTION_MERGE, OP_LOOP_MERGE)):
+                    # A break, continue or back-edge of an outer loop this part does not hold:
+                    # now a selection, whose ways never meet again (each ends in a return).
+                    never = new()
+                    out.insert(len(out) - 1, _inst(OP_SELECTION_MERGE, never, 0))
+                    copied.append([_inst(OP_LABEL, never), _inst(OP_UNREACHABLE)])
+                copied.append(out)
+        order = _reverse_postorder(copied, seg_names[loop.header][loop.header])
+        inside, names_at = {}, {}
+        for lp in loops:  # in their order: an outer loop's before those inside it (_saved_values)
+            for h, region, _ in loop.segments:
+                if lp.header in region:
+                    inside[seg_names[h][lp.header]] = lp
+                    names_at[seg_names[h][lp.header]] = seg_names[h]
         # The copies putting the record back do not count: a pass that starts past the limit
         # would make no progress (a group of one work-item with 64 local words, a limit of 50).
-        checked = self._with_checks(restored + order, inside, names, uncounted={blk[0][1] for blk in restored})
+        checked = self._with_checks(restored + order, inside, names, uncounted={blk[0][1] for blk in restored},
+                                    names_at=names_at)
         self.resuming = None
         return checked
 

@@ -27,11 +27,13 @@ class LoopChecks(SyncExits):
     """spirv_resume._Function's counting and suspending."""
 
     def _with_checks(self, blocks: list[list[array]], loops: dict, names: dict[int, int],
-                     uncounted: set[int] | frozenset[int] = frozenset()) -> list[list[array]]:
+                     uncounted: set[int] | frozenset[int] = frozenset(),
+                     names_at: dict[int, dict[int, int]] | None = None) -> list[list[array]]:
         """`blocks` with every loop header but those of `uncounted` counting the trips into the
-        function's counter, and each loop of `loops` (label in `blocks` -> loop) leaving through
-        a new merge block when the count is past the limit, where the work-item suspends.
-        `names`: the copy's ids of original ids (empty in the original)."""
+        function's counter, and each loop of `loops` (label in `blocks` -> loop, an outer loop
+        before those inside it) leaving through a new merge block when the count is past the
+        limit, where the work-item suspends. `names`: the copy's ids of original ids (empty in
+        the original); `names_at`: those of the part of a copy holding a loop's header, by label."""
         m, new, u = self.m, self.m.new_id, self.b.uint
         out = [list(blk) for blk in blocks]
         counts = {}
@@ -46,7 +48,7 @@ class LoopChecks(SyncExits):
         # a later loop that saves one saves the phi (its definition no longer dominates).
         self.escaped = {}
         for label, loop in loops.items():
-            out = self._suspending(out, label, loop, counts[label], names)
+            out = self._suspending(out, label, loop, counts[label], (names_at or {}).get(label, names))
         return out
 
     def _suspending(self, blocks: list[list[array]], label: int, loop, count: int,
@@ -179,9 +181,11 @@ class LoopChecks(SyncExits):
                                         self._undef(defined[v]), label))
                     c[j] = escaping[v]
                 blk[k] = c
-        self.escaped.update(escaping)
+        inside = frozenset(body)
+        for v, phi in escaping.items():
+            self.escaped.setdefault(v, []).append((phi, inside))
         if loop.sync:
-            state = saved_phis + self._saved_values(loop, names)
+            state = saved_phis + self._saved_values(loop, names, label)
             exit_values = [exit_of[names.get(v, v)] for v, _ in loop.sync.values] if loop.sync.at_merge else \
                 [names.get(v, v) for v, _ in loop.sync.values]
             return self._sync_tail(out, nm, loop, names, merge, flag, go_on, state, exit_values, e_in)
@@ -189,7 +193,7 @@ class LoopChecks(SyncExits):
         sus = [_inst(OP_LABEL, suspend)]
         rec = b.record(self.header, self.stride, sus)
         words = []
-        for v, t in saved_phis + self._saved_values(loop, names):
+        for v, t in saved_phis + self._saved_values(loop, names, label):
             words += b.to_words(v, t, sus)
         for k, w in enumerate(words):
             b.store(rec, 4 * (RECORD_WORDS + k), w, sus)
@@ -244,10 +248,16 @@ class LoopChecks(SyncExits):
             blk[-1] = retarget(blk[-1], label, pre)
         out.insert(next(k for k, blk in enumerate(out) if blk[0][1] == label), block)
 
-    def _saved_values(self, loop, names: dict[int, int]) -> list[tuple[int, int]]:
+    def _saved_values(self, loop, names: dict[int, int], header: int) -> list[tuple[int, int]]:
         """The values defined before `loop` that its record keeps, as they are named where it
-        suspends (in a copy; through an earlier loop's phis)."""
-        return [(self.escaped.get(names.get(v, v), names.get(v, v)), t) for v, t in loop.saved]
+        suspends, at `header` (in a copy; through the phis of an earlier loop: of the outermost
+        of those it left that do not hold `header`)."""
+        out = []
+        for v, t in loop.saved:
+            v = names.get(v, v)
+            left = [(len(body), phi) for phi, body in self.escaped.get(v, ()) if header not in body]
+            out.append((max(left)[1] if left else v, t))
+        return out
 
     def _undef(self, type_id: int) -> int:
         have = self.b.undefs.get(type_id)
