@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 from typing import Union
 
 from vkcl import log, trace
-from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, packed_locals, pointer_units,
+from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, loop_exits, packed_locals,
+                           pointer_units,
                            prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_merge_access,
                            spirv_odd_widths, spirv_printf, spirv_single_pass_loops, struct_copies, toolchain,
                            vector_inserts)
@@ -100,7 +101,7 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
 
 
 def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
-            front_args: tuple[str, ...] = (), front_route: bool = False) -> CompileOutput:
+            front_args: tuple[str, ...] = (), front_route: bool = False, exits: bool = False) -> CompileOutput:
     """clspv on one OpenCL C source (the prelude already in front). A source that declares a
     struct or union, or whose user part names a 3-, 8- or 16-element vector type or casts to a
     pointer type (`front_route`: vector_inserts.may_insert, pointer_units.may_narrow), goes
@@ -109,8 +110,9 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     copies through local or private memory typed (struct_copies), its `__local` arrays of packed
     structs indexed as words (packed_locals), its narrowing pointer arithmetic in the narrowest
     unit (pointer_units) and its dynamic inserts into such vectors written per element
-    (vector_inserts)."""
-    if not (front_route or struct_copies.may_copy(source, include_dirs, headers)):
+    (vector_inserts). With `exits`, every program goes that way, and its exits out of several
+    loops at once are taken through the loops' headers (loop_exits)."""
+    if not (front_route or exits or struct_copies.may_copy(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
                  + [*front_args, "--output-format=ll"])
@@ -121,6 +123,8 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     ir = packed_locals.rewrite(ir) or ir
     ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
+    if exits:
+        ir = loop_exits.rewrite(ir) or ir
     if REWRITE_PACKED_STRUCTS in args and not packed_locals.uses_packed(ir):
         # clspv's pass rewrites the accesses of natural structs too, and got member offsets
         # wrong: in pyopencl's GPU scans, whose `struct __attribute__((packed)) { cfloat_t
@@ -133,7 +137,7 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
 
 
 def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None,
-                front_args: tuple[str, ...] = ()) -> tuple[CompileOutput, dict]:
+                front_args: tuple[str, ...] = (), exits: bool = False) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
     the source includes). Where its front end refuses a by-value kernel argument's type, that
     type is passed as bytes and the source built again (byvalue_args); also returns the names
@@ -145,7 +149,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     front_route = (vector_inserts.may_insert(sources[0], include_dirs, headers, defines) or
                    pointer_units.may_narrow(sources[0], include_dirs, headers, defines))
     if len(sources) == 1:
-        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, front_route)
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, front_route, exits)
     else:
         out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
@@ -159,7 +163,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, front_route)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, front_route, exits)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
@@ -226,7 +230,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
-        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True, closed_forms: bool = True):
+        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True, closed_forms: bool = True,
+                  exits: bool = False):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
             if not inline:
@@ -237,7 +242,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                 args.append(spirv_odd_widths.NO_CLOSED_FORMS)
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
-                    return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args), args)
+                    return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args, exits), args)
                 return _run(inputs, args + more), {}, args
 
         optional = _inlining_optional(opts, caps)
@@ -279,11 +284,19 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
         # once; spirv_single_pass_loops): such a program is built again without loop rotation,
         # and refused if a loop is still cut short.
+        # Where an exit leaves several loops at once (a `return` out of nested loops), neither
+        # helps, and the program is built once more with those exits taken through the loops'
+        # headers (loop_exits; OpenCL C only).
         rotate = True
         if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
             _log.info("a loop of clspv's output never repeats; building again without loop rotation")
             out, renamed, args = build(unrolled, inline, rotate=False)
             rotate = False
+            if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary) and input_kind == "cl":
+                _log.info("a loop still never repeats; building again with its exits through the loop headers")
+                rerouted = build(unrolled, inline, exits=True)
+                if rerouted[0].ok and not spirv_single_pass_loops.single_pass_loops(rerouted[0].binary):
+                    (out, renamed, args), rotate = rerouted, True
             if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
                 out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
         # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64

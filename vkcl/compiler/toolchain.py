@@ -16,11 +16,12 @@ from vkcl import interpreter
 from vkcl.compiler import settings
 
 # Bump when vkcl changes what it asks clspv for or how it stores results.
-FORMAT_VERSION = 17  # 2-6: SPIR-V repaired by spirv_fixes; 7: prelude.py; 8: single-pass loops rebuilt;
+FORMAT_VERSION = 18  # 2-6: SPIR-V repaired by spirv_fixes; 7: prelude.py; 8: single-pass loops rebuilt;
 # 9: private arrays resumed; 10: barrier-free loops of barrier kernels resumed; 11: one vote per flat barrier loop;
 # 12: private_mem_size in the reflection; 13: no vote past another loop; 14: at most MAX_LOOPS resumed;
 # 15: extra lanes return at once; 16: a pipeline per resumed loop (SPEC_RESUME_LOOP);
-# 17: lost inner back-edges refused (spirv_single_pass_loops), inner loops resumed
+# 17: lost inner back-edges refused (spirv_single_pass_loops), inner loops resumed;
+# 18: such programs built again with their exits through the loop headers (loop_exits)
 
 
 class ToolMissing(Exception):
