@@ -360,6 +360,13 @@ class NDRangeKernel(Command):
             self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride, local, lanes)
         self.record_pass(cb)
 
+    def prepare_pass(self) -> None:
+        """Before a later pass is recorded: the pipelines it needs, so that one that cannot be
+        made fails the launch with nothing of that pass recorded (core/queue.py)."""
+        for k, loops in self.resume.active.items():
+            for loop in loops:
+                self.plan.pipeline(*self.launch.pipeline_args[k], resuming=loop)
+
     def record_pass(self, cb) -> None:
         """The dispatches (again for each later pass of a kernel that suspended: the printf
         buffer's offset is not reset between them)."""

@@ -448,14 +448,16 @@ class CommandQueue(CLObject):
         resolved = False
         for cmd in commands:
             ev = cmd.event
+            unfinished = False
             if cmd is self.resuming:
                 if not loop_cut and ev.status > COMPLETE and cmd.resume.suspended():
-                    self._next_pass(cmd)
-                    continue
+                    if self._next_pass(cmd):
+                        continue
+                    unfinished = True
                 self.resuming, resolved = None, True
             try:
                 cmd.complete()
-                status = cl.CL_OUT_OF_RESOURCES if id(cmd) in launches else COMPLETE
+                status = cl.CL_OUT_OF_RESOURCES if id(cmd) in launches or unfinished else COMPLETE
             except bounds.KernelFault:  # reported where it was found
                 status = cl.CL_OUT_OF_RESOURCES
             except Exception:
@@ -475,9 +477,11 @@ class CommandQueue(CLObject):
         if resolved:
             self._release_held()
 
-    def _next_pass(self, cmd) -> None:
+    def _next_pass(self, cmd) -> bool:
         """Under the lock, at the completion of a pass in which a work-item suspended: the next
-        pass, recorded and submitted (its profiling start is the first pass's)."""
+        pass, recorded and submitted (its profiling start is the first pass's). False where its
+        pipelines cannot be made: the launch then fails (CL_OUT_OF_RESOURCES) and what it held
+        goes on, instead of waiting for a pass that never comes."""
         r = cmd.resume
         if cmd.query_pair is not None:
             start, _ = self.queries.read_ns(cmd.query_pair)
@@ -486,6 +490,12 @@ class CommandQueue(CLObject):
                 r.start_ns = start
             cmd.query_pair = None
         r.next_pass()
+        try:
+            cmd.prepare_pass()
+        except Exception as e:
+            _log.warning("kernel %s: the pipeline of its next pass could not be made (%s); the launch fails",
+                         cmd.plan.name, e)
+            return False
         b = self.batch or self._open()
         vkc.full_barrier(b.cb)
         self._timed(b, cmd, cmd.record_pass)
@@ -494,6 +504,7 @@ class CommandQueue(CLObject):
         if self.fast is not None:
             self.fast.c.count += 1
         self._submit()
+        return True
 
     def loop_cut_in_c(self) -> None:
         """C ran the open batch (its clFinish) and llvmpipe cut a loop of it short: C fails the
