@@ -524,3 +524,40 @@ for first in ("uint t = atomic_or(&w[0], 0u);", "uint t = get_local_id(0) < get_
         assert list(got) == [lcg(1000, g) for g in range(G)], (first, G, L)
 print("OK")
 """, env={"VKCL_RESUME_LOOPS": resume})
+
+
+def test_returns_from_nested_loops_in_groups_without_extra_lanes(python_with_icd):
+    # llvmpipe ran this kernel wrong when its entry point began with the branch that returns
+    # extra lanes (compiler/spirv_extra_lanes.py), even where a group has none: work-items 2,
+    # 3, 8 and 11 stored nothing. Groups whose width is a multiple of 8 get pipelines without
+    # that branch now (core/ndrange.ProgramImage.module_for). Groups of 4 or 1 still have it
+    # and still come out wrong (docs/status.md).
+    run(python_with_icd, r"""
+src = '''kernel void k(global uint *o, uint n, uint m) { uint g = get_global_id(0), s = g, t = 0;
+  for (uint r = 0; r < m; r++)
+    for (uint i = 0; i < n; i++) { s = s * 1103515245u + (i ^ 82664u); t++;
+      for (uint j = 0; j < 3u; j++) { s = s * 1103515245u + (j ^ 36499u); t++;
+        if ((s % 211u) == 191u) { o[2 * g] = s ^ 0xABCDu; o[2 * g + 1] = t; return; } }
+      if ((s % 13u) == 7u) { o[2 * g] = s ^ 0xABCDu; o[2 * g + 1] = t; return; } }
+  o[2 * g] = s; o[2 * g + 1] = t; }'''
+def ref(g, n, m):
+    s, t = g, 0
+    for r in range(m):
+        for i in range(n):
+            s = (s * 1103515245 + (i ^ 82664)) & M; t += 1
+            for j in range(3):
+                s = (s * 1103515245 + (j ^ 36499)) & M; t += 1
+                if s % 211 == 191:
+                    return s ^ 0xABCD, t
+            if s % 13 == 7:
+                return s ^ 0xABCD, t
+    return s, t
+k = cl.Program(ctx, src).build().k
+want = [w for g in range(32) for w in ref(g, 40, 7)]
+for local in (None, (32,), (16,), (8,)):
+    o = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.full(64, 7, np.uint32))
+    k(q, (32,), local, o, np.uint32(40), np.uint32(7))
+    got = np.empty(64, np.uint32); cl.enqueue_copy(q, got, o)
+    assert list(got) == want, (local, [g for g in range(32) if got[2 * g] != want[2 * g]])
+print("OK")
+""")

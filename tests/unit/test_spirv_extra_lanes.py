@@ -132,3 +132,23 @@ OpFunctionEnd
     # the loop's phi now names the split block as its predecessor
     phi = next(i for blk in blocks for i in blk if i[0] & 0xFFFF == 245)
     assert phi[4] == blocks[2][0][1]
+
+
+
+def _labels(data: bytes) -> list[int]:
+    words = spirv.to_words(data)
+    return [words[pos + 1] for pos, op, _ in spirv.instructions(words) if op == spirv.OP_LABEL]
+
+
+@sv
+def test_the_branch_taken_out_for_widths_without_extra_lanes(tmp_path):
+    # core/ndrange makes the pipelines of groups whose width is a multiple of 8 from this
+    # module: no branch to the block that returns the extra lanes, and that block gone
+    r = compiler.compile_source(LOOP, "", LLVMPIPE)
+    past = spirv_extra_lanes.marked_entry_points(r.spirv)["k"]
+    plain = spirv_extra_lanes.without_extra_lanes(r.spirv)
+    _val(tmp_path, plain)
+    assert past in _labels(r.spirv) and past not in _labels(plain)
+    assert len(_labels(plain)) == len(_labels(r.spirv)) - 1
+    unmarked = compiler.compile_source(LOOP, "", OTHER)
+    assert spirv_extra_lanes.without_extra_lanes(unmarked.spirv) is unmarked.spirv

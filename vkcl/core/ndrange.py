@@ -12,7 +12,7 @@ import threading
 import weakref
 
 from vkcl import compiler
-from vkcl.compiler import spirv, spirv_loop_cuts, spirv_num_groups, spirv_resume
+from vkcl.compiler import spirv, spirv_extra_lanes, spirv_loop_cuts, spirv_num_groups, spirv_resume
 from vkcl.compiler.spirv_resume_state import SPEC_RESUME_LOOP, SPEC_RESUMING
 from vkcl._gen import cl
 from vkcl.core import bounds, loop_cuts, printf
@@ -25,6 +25,11 @@ from vkcl.vulkan.memory import MemoryKind, allocator_for
 ffi, lib = vkc.ffi, vkc.lib
 _BUILTIN_PC = ("global_offset", "enqueued_local_size", "global_size", "region_offset", "num_workgroups",
                "region_group_offset")
+
+
+# llvmpipe's widest batch of work-items (256-bit vectors of 32-bit lanes): a group width that
+# is a multiple of it leaves no lane of a batch past the width.
+EXTRA_LANES_BATCH = 8
 
 
 class ProgramImage:
@@ -50,6 +55,10 @@ class ProgramImage:
         self.shader = vkp.ShaderModule(vkdev, first)
         self.module = self.shader.handle
         self._resume_shader = self.shader if first is self.spirv else None
+        # Dispatches whose group width is a multiple of llvmpipe's batch have no extra lanes:
+        # their pipelines are made without the branch that returns them
+        # (spirv_extra_lanes.without_extra_lanes), made when first needed.
+        self._first, self._plain = first, {}
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -68,6 +77,21 @@ class ProgramImage:
             if self._resume_shader is None:
                 self._resume_shader = vkp.ShaderModule(self.vk, self.spirv)
             return self._resume_shader.handle
+
+    def module_for(self, width: int, resuming: bool):
+        """The module for a dispatch of groups `width` wide: without the extra lanes' branch
+        where the width is a multiple of 8 (the widest batch llvmpipe runs), else as built."""
+        if width % EXTRA_LANES_BATCH:
+            return self.resume_module if resuming else self.module
+        with self.lock:
+            shader = self._plain.get(resuming)
+            if shader is None:
+                plain = spirv_extra_lanes.without_extra_lanes(self.spirv if resuming else self._first)
+                base = self._resume_shader if resuming else self.shader
+                shader = base if plain is (self.spirv if resuming else self._first) and base is not None \
+                    else vkp.ShaderModule(self.vk, plain)
+                self._plain[resuming] = shader
+            return shader.handle
 
     def plan(self, kernel, device) -> "KernelPlan":
         p = self.plans.get(kernel.name)
@@ -167,7 +191,7 @@ class KernelPlan:
                     if group_counts is not None:
                         spec[spirv_num_groups.SPEC_FLAG] = 1
                         spec.update(zip(spirv_num_groups.SPEC_COUNTS, group_counts))
-                    module = self.image.resume_module if resuming else self.image.module
+                    module = self.image.module_for(local[0], bool(resuming))
                     p = vkp.compute_pipeline(self.image.vk, module, self.layout, self.name, spec)
                     self.pipelines[key] = p
         return p
