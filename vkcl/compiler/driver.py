@@ -21,10 +21,9 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, loop_exits, packed_locals,
-                           pointer_units,
-                           prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes, spirv_merge_access,
-                           spirv_odd_widths, spirv_printf, spirv_single_pass_loops, struct_copies, toolchain,
-                           vector_inserts)
+                           pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes,
+                           spirv_merge_access, spirv_odd_widths, spirv_printf, spirv_single_pass_loops,
+                           struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
 from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps

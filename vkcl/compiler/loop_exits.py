@@ -93,11 +93,15 @@ class _Function:
         return out + [self.end]
 
 
-def _dominators(f: _Function) -> dict[str, set[str]]:
+def _predecessors(f: _Function) -> dict[str, list[str]]:
     preds: dict[str, list[str]] = {label: [] for label in f.order}
     for label in f.order:
         for t in f.succ[label]:
             preds[t].append(label)
+    return preds
+
+
+def _dominators(f: _Function, preds: dict[str, list[str]]) -> dict[str, set[str]]:
     entry = f.order[0]
     everything = set(f.order)
     dom = {label: set(everything) for label in f.order}
@@ -113,12 +117,8 @@ def _dominators(f: _Function) -> dict[str, set[str]]:
     return dom
 
 
-def _loops(f: _Function, dom: dict[str, set[str]]) -> dict[str, set[str]]:
+def _loops(f: _Function, preds: dict[str, list[str]], dom: dict[str, set[str]]) -> dict[str, set[str]]:
     """Loop header -> its blocks (natural loops, those of one header merged)."""
-    preds: dict[str, list[str]] = {label: [] for label in f.order}
-    for label in f.order:
-        for t in f.succ[label]:
-            preds[t].append(label)
     loops: dict[str, set[str]] = {}
     for label in f.order:
         for h in f.succ[label]:
@@ -134,8 +134,8 @@ def _loops(f: _Function, dom: dict[str, set[str]]) -> dict[str, set[str]]:
 
 
 def _rewrite_function(f: _Function) -> bool:
-    dom = _dominators(f)
-    loops = _loops(f, dom)
+    preds = _predecessors(f)
+    loops = _loops(f, preds, _dominators(f, preds))
     if not loops:
         return False
 

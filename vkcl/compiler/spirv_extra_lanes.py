@@ -40,6 +40,9 @@ from vkcl.compiler.spirv_edit import Module, instruction as _inst
 from vkcl.compiler.spirv_resume_state import split_block
 
 MARK = "vkcl.extra_lanes"
+# llvmpipe's widest batch of work-items (256-bit vectors of 32-bit lanes): a group width that is
+# a multiple of it leaves no lane of a batch past the width (core/ndrange.ProgramImage.module_for).
+WIDEST_BATCH = 8
 OP_STRING, OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID, OP_ENTRY_POINT = 7, 16, 331, 15
 OP_TYPE_VECTOR, OP_CONSTANT_COMPOSITE, OP_SPEC_CONSTANT_COMPOSITE = 23, 44, 51
 OP_FUNCTION, OP_VARIABLE, OP_LOAD, OP_DECORATE = 54, 59, 61, 71
@@ -159,8 +162,7 @@ def without_extra_lanes(data: bytes) -> bytes:
     marked = set(marked_entry_points(data).values())
     if not marked:
         return data
-    words = spirv.to_words(data)
-    insts = [words[pos:pos + n] for pos, _, n in spirv.instructions(words)]
+    m = Module(data)
 
     def straight(function: list[array]) -> list[array]:
         head, blocks, end = spirv.function_blocks(function)
@@ -173,8 +175,5 @@ def without_extra_lanes(data: bytes) -> bytes:
         blocks = [blk for blk in blocks if blk[0][1] != past]
         return [*head, *(i for blk in blocks for i in blk), *end]
 
-    insts = spirv.map_functions(insts, straight)
-    out = array("I", words[:spirv.HEADER_WORDS])
-    for i in insts:
-        out.extend(i)
-    return spirv.to_bytes(out)
+    m.insts = spirv.map_functions(m.insts, straight)
+    return m.to_bytes()

@@ -27,11 +27,6 @@ _BUILTIN_PC = ("global_offset", "enqueued_local_size", "global_size", "region_of
                "region_group_offset")
 
 
-# llvmpipe's widest batch of work-items (256-bit vectors of 32-bit lanes): a group width that
-# is a multiple of it leaves no lane of a batch past the width.
-EXTRA_LANES_BATCH = 8
-
-
 class ProgramImage:
     """A program's executable on one device: its shader module and module-level buffers."""
 
@@ -59,6 +54,7 @@ class ProgramImage:
         # their pipelines are made without the branch that returns them
         # (spirv_extra_lanes.without_extra_lanes), made when first needed.
         self._first, self._plain = first, {}
+        self.extra_lanes = bool(spirv_extra_lanes.marked_entry_points(self.spirv))
         self.constants = None  # program-scope __constant data, uploaded once
         for c in self.reflection.constant_data:
             from vkcl.core.memory import Region, upload
@@ -80,17 +76,14 @@ class ProgramImage:
 
     def module_for(self, width: int, resuming: bool):
         """The module for a dispatch of groups `width` wide: without the extra lanes' branch
-        where the width is a multiple of 8 (the widest batch llvmpipe runs), else as built."""
-        if width % EXTRA_LANES_BATCH:
+        where the width is a multiple of llvmpipe's widest batch, else as built."""
+        if not self.extra_lanes or width % spirv_extra_lanes.WIDEST_BATCH:
             return self.resume_module if resuming else self.module
         with self.lock:
             shader = self._plain.get(resuming)
             if shader is None:
                 plain = spirv_extra_lanes.without_extra_lanes(self.spirv if resuming else self._first)
-                base = self._resume_shader if resuming else self.shader
-                shader = base if plain is (self.spirv if resuming else self._first) and base is not None \
-                    else vkp.ShaderModule(self.vk, plain)
-                self._plain[resuming] = shader
+                shader = self._plain[resuming] = vkp.ShaderModule(self.vk, plain)
             return shader.handle
 
     def plan(self, kernel, device) -> "KernelPlan":
