@@ -93,6 +93,9 @@ class DeviceCaps:
     # Outermost loops suspend past this many back-edges of one work-item and are resumed by a
     # later dispatch (spirv_resume.py; 0: never). For llvmpipe: its 65,535 over its lanes.
     resume_limit: int = 0
+    # Conditionals nest at most this deep (spirv_nesting.py; 0: no limit). llvmpipe keeps no
+    # execution mask past 80 and runs deeper branches wrong, silently.
+    max_nesting: int = 0
 
     def __post_init__(self) -> None:
         if self.spirv_version not in SPIRV_VERSIONS:

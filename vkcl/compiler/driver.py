@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import hashlib
 import re
 import shlex
@@ -22,7 +23,7 @@ from typing import Union
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, loop_exits, packed_locals,
                            pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes,
-                           spirv_merge_access, spirv_odd_widths, spirv_printf, spirv_single_pass_loops,
+                           spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf, spirv_single_pass_loops,
                            struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
@@ -229,7 +230,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         packed = input_kind != "cl" or any(struct_copies.declares_packed(s, opts.include_dirs, headers) for s in inputs)
         front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
-        def build(unroll_loops: bool, inline: bool = True, rotate: bool = True, closed_forms: bool = True,
+        def build(unroll_loops: bool = True, inline: bool = True, rotate: bool = True, closed_forms: bool = True,
                   exits: bool = False):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
@@ -261,41 +262,41 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # `& 15` into a 16-element private array became i4 zexts, and clspv crashed): such a
         # program is built again with its loops rolled, which llvmpipe's long-loop passes
         # (spirv_resume) and loop-cut probe still cover.
-        unrolled = True
+        # How the program was built last: build(**shape) makes it again, one choice changed.
+        shape = dict(unroll_loops=True, inline=True, rotate=True, closed_forms=True, exits=False)
         if out.status == "crashed" and caps.loop_unroll_count and output_kind == "spirv":
             rolled_build = build(False)
             if rolled_build[0].ok:
-                (out, renamed, args), unrolled = rolled_build, False
-        inline = True
+                (out, renamed, args), shape["unroll_loops"] = rolled_build, False
         if out.status == "timeout" and optional:
-            uninlined = build(True, inline=False)
+            uninlined = build(**{**shape, "inline": False})
             if uninlined[0].ok:
-                (out, renamed, args), inline = uninlined, False
+                (out, renamed, args), shape["inline"] = uninlined, False
         # llvmpipe compiles a kernel that waits at a barrier as a coroutine, and splitting one
         # of much unrolled code took minutes (pyopencl's segmented scan: 35 times the SPIR-V,
         # 0.7 s -> 643 s): such a program keeps its loops rolled where unrolling (the forced
         # unrolling of caps.loop_unroll_count) grows it more than UNROLLED_GROWTH_LIMIT times.
         if (out.ok and caps.loop_unroll_count and input_kind == "cl" and output_kind == "spirv"
                 and any(_waits_at_barriers(s, opts.include_dirs, headers) for s in inputs)):
-            rolled = build(False, inline)
+            rolled = build(**{**shape, "unroll_loops": False})
             if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
-                (out, renamed, args), unrolled = rolled, False
+                (out, renamed, args), shape["unroll_loops"] = rolled, False
         # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
         # once; spirv_single_pass_loops): such a program is built again without loop rotation,
         # and refused if a loop is still cut short.
         # Where an exit leaves several loops at once (a `return` out of nested loops), neither
         # helps, and the program is built once more with those exits taken through the loops'
         # headers (loop_exits; OpenCL C only).
-        rotate = True
         if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
             _log.info("a loop of clspv's output never repeats; building again without loop rotation")
-            out, renamed, args = build(unrolled, inline, rotate=False)
-            rotate = False
+            shape["rotate"] = False
+            out, renamed, args = build(**shape)
             if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary) and input_kind == "cl":
                 _log.info("a loop still never repeats; building again with its exits through the loop headers")
-                rerouted = build(unrolled, inline, exits=True)
+                rerouted = build(**{**shape, "rotate": True, "exits": True})
                 if rerouted[0].ok and not spirv_single_pass_loops.single_pass_loops(rerouted[0].binary):
-                    (out, renamed, args), rotate = rerouted, True
+                    (out, renamed, args) = rerouted
+                    shape.update(rotate=True, exits=True)
             if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
                 out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
         # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64
@@ -303,9 +304,44 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # a program is built again with those values left to the loops.
         if out.ok and output_kind == "spirv" and spirv_odd_widths.uncarried(out.binary):
             _log.info("clspv's output holds an integer no Vulkan type carries; building again without closed forms")
-            rebuilt = build(unrolled, inline, rotate=rotate, closed_forms=False)
+            rebuilt = build(**{**shape, "closed_forms": False})
             if rebuilt[0].ok and not spirv_odd_widths.uncarried(rebuilt[0].binary):
-                out, renamed, args = rebuilt
+                (out, renamed, args), shape["closed_forms"] = rebuilt, False
+        finish = functools.partial(_result, opts=opts, caps=caps, binary_type=binary_type, version=version,
+                                   merge=(caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl"
+                                   and not any(spirv_merge_access.may_be_volatile(
+                                       s, opts.include_dirs, headers, " ".join(a for a in args + more if a.startswith("-D")))
+                                       for s in inputs),
+                                   bounds=bounds)
+        result = finish(out, renamed)
+        # llvmpipe runs conditionals nested past caps.max_nesting wrong (spirv_nesting.py), and
+        # LLVM's forced unrolling nests one level per exit of each copy: such a program is built
+        # again with its loops rolled, and refused if it still nests too deep.
+        if result.ok and caps.max_nesting and output_kind == "spirv":
+            depth = spirv_nesting.deepest(result.spirv)
+            if depth > caps.max_nesting and shape["unroll_loops"] and caps.loop_unroll_count:
+                _log.info("conditionals nest %d deep; building again with loops rolled", depth)
+                rolled, rolled_renamed, _ = build(**{**shape, "unroll_loops": False})
+                if (rolled.ok and not spirv_single_pass_loops.single_pass_loops(rolled.binary)
+                        and not spirv_odd_widths.uncarried(rolled.binary)):
+                    again = finish(rolled, rolled_renamed)
+                    if again.ok:
+                        result, depth = again, spirv_nesting.deepest(again.spirv)
+            if depth > caps.max_nesting:
+                result.ok, result.status, result.spirv = False, "error", None
+                result.log += spirv_nesting.refusal(depth, caps.max_nesting)
+    result.seconds = time.perf_counter() - start
+    if result.ok and key is not None:
+        cache.store(key, result.to_binary())
+    if trace.ENABLED:
+        _trace_compile(result, input_kind)
+    return result
+
+
+def _result(out: CompileOutput, renamed: dict, *, opts: BuildOptions, caps: DeviceCaps, binary_type: str,
+            version: str, merge: bool, bounds: bool) -> CompileResult:
+    """The CompileResult of clspv's output `out`: its log cleaned, -Werror applied, the binary
+    repaired and reflected (_attach_output) where it built."""
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
     if ok and opts.has("-Werror") and not opts.has("-w") and diagnostics.has_warnings(log):
         ok, status, log = False, "error", diagnostics.warnings_as_errors(log)
@@ -314,18 +350,9 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        merge = (caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl" and not any(
-            spirv_merge_access.may_be_volatile(s, opts.include_dirs, headers,
-                                               " ".join(a for a in args + more if a.startswith("-D")))
-            for s in inputs)
         _attach_output(result, out.binary, opts, caps, bounds, merge)
         if renamed and result.reflection is not None:
             byvalue_args.restore_names(result.reflection, renamed)
-    result.seconds = time.perf_counter() - start
-    if result.ok and key is not None:
-        cache.store(key, result.to_binary())
-    if trace.ENABLED:
-        _trace_compile(result, input_kind)
     return result
 
 

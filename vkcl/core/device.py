@@ -29,6 +29,9 @@ LLVMPIPE_LOOP_UNROLL = dict(loop_unroll_count=16, loop_unroll_size=1000)
 # a batch spends at most the sum of its work-items' counts; a margin for the loops inside the
 # last trip, the probe and what runs after the last check.
 LLVMPIPE_BUDGET, LLVMPIPE_MARGIN = 65_535, 5_535
+# gallivm's LP_MAX_TGSI_NESTING is 80 (measured: 80 nested conditionals right, 81 wrong; see
+# compiler/spirv_nesting.py); 2 fewer for what Mesa's passes might nest that the count misses.
+LLVMPIPE_NESTING = 78
 
 
 def llvmpipe_lanes(name: str) -> int:
@@ -266,6 +269,7 @@ class Device(CLObject):
             roll_copies=pd.driver_name == "llvmpipe",
             negate_zero_operands=pd.driver_name == "llvmpipe",
             **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
+            max_nesting=LLVMPIPE_NESTING if pd.driver_name == "llvmpipe" else 0,
             resume_limit=((config.get("resume_limit") or (LLVMPIPE_BUDGET - LLVMPIPE_MARGIN) // llvmpipe_lanes(pd.name))
                           if pd.driver_name == "llvmpipe" and config.get("resume_loops") else 0),
         )
