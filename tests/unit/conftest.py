@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
-# Corpus kernels that must not build: they have their own tests.
-FAILING_KERNELS = ("syntax_error", "crash_clspv")
+# Corpus kernels that must not build: they have their own tests (stuck_loop: every build clspv
+# makes of it keeps a lost loop, so it is refused; test_spirv_single_pass_loops.py).
+FAILING_KERNELS = ("syntax_error", "crash_clspv", "stuck_loop")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import shutil
 import subprocess
 from array import array
-from pathlib import Path
-
 import pytest
 
 from vkcl import compiler
 from vkcl.compiler import spirv as spv
 from vkcl.compiler.reflection import ProgramReflection
 
-KERNELS = Path(__file__).resolve().parent.parent / "kernels"
-NAMES = sorted(p.stem for p in KERNELS.glob("*.cl") if p.stem not in ("syntax_error", "crash_clspv"))
+from conftest import FAILING_KERNELS, KERNELS
+
+NAMES = sorted(p.stem for p in KERNELS.glob("*.cl") if p.stem not in FAILING_KERNELS)
 VARIANTS = ("physical", "logical", "cl30")
 GLOBAL, LOCAL, PRIVATE = 0x119B, 0x119C, 0x119E          # CL_KERNEL_ARG_ADDRESS_*
 READ_ONLY, WRITE_ONLY, NO_ACCESS = 0x11A0, 0x11A1, 0x11A3  # CL_KERNEL_ARG_ACCESS_*

@@ -102,3 +102,63 @@ def test_the_lost_back_edge_is_found():
     assert raw.ok
     lost = spirv_single_pass_loops.lost_back_edges(raw.spirv)
     assert len(lost) == 1 and spirv_single_pass_loops.single_pass_loops(raw.spirv) == lost
+
+
+STUCK_LOOP = (Path(__file__).resolve().parent.parent / "kernels" / "stuck_loop.cl").read_text()
+
+
+def test_a_loop_stuck_on_its_exit_code_is_found_and_refused(monkeypatch):
+    # Under llvmpipe's forced unrolling the first build loses the `for` loop's back-edge; built
+    # again through loop_exits, it had a one-block loop whose back-edge keeps it where it is.
+    # Without stuck_loops that build was taken: lavapipe's loop budget ended the loop with
+    # wrong values, and the resumed launch never ended.
+    caps = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000)
+    monkeypatch.setattr(spirv_single_pass_loops, "single_pass_loops",
+                        lambda binary: spirv_single_pass_loops._single_pass(binary, True))
+    raw = compiler.compile_source(STUCK_LOOP, "", caps)
+    monkeypatch.undo()
+    assert raw.ok and spirv_single_pass_loops.stuck_loops(raw.spirv)
+    # rotation off, loop_exits with and without rotation: the loop is stuck (or clspv crashes)
+    # every way, so the program is refused rather than run
+    built = compiler.compile_source(STUCK_LOOP, "", caps)
+    assert not built.ok and spirv_single_pass_loops.REFUSAL in built.log, built.log
+
+
+STUCK_HEAD = """
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%v3 = OpTypeVector %uint 3
+%pin = OpTypePointer Input %v3
+%gid = OpVariable %pin Input
+%c2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %v 0
+OpBranch %h
+%h = OpLabel
+%code = OpPhi %uint %x %entry %BACK %h
+%go = %TEST %bool %code %c2
+OpLoopMerge %out %h None
+OpBranchConditional %go %out %h
+%out = OpLabel
+OpReturn
+OpFunctionEnd
+"""
+
+
+@pytest.mark.parametrize("back, test, stuck", [
+    ("%c2", "OpINotEqual", True),    # code 2 loops back with 2: forever
+    ("%c2", "OpIEqual", False),      # code 2 leaves
+    ("%x", "OpINotEqual", False),    # not a constant: not known
+])
+def test_stuck_loops_evaluates_the_back_edge(assemble_spirv, back, test, stuck):
+    module = assemble_spirv(STUCK_HEAD.replace("%BACK", back).replace("%TEST", "OpINotEqual" if test == "OpINotEqual" else "OpIEqual"))
+    assert bool(spirv_single_pass_loops.stuck_loops(module)) == stuck

@@ -281,23 +281,31 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             rolled = build(**{**shape, "unroll_loops": False})
             if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
                 (out, renamed, args), shape["unroll_loops"] = rolled, False
+        # clspv's SPIR-V writer crashed on valid programs whose rotated loops the structurizer
+        # left in some shapes (a do-while around a `for` left by a `break`, a loop after them
+        # left by a `return`); without loop rotation they built: such a program is built again so.
+        if out.status == "crashed" and output_kind == "spirv":
+            unrotated = build(**{**shape, "rotate": False})
+            if unrotated[0].ok:
+                (out, renamed, args), shape["rotate"] = unrotated, False
         # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
         # once; spirv_single_pass_loops): such a program is built again without loop rotation,
         # and refused if a loop is still cut short.
         # Where an exit leaves several loops at once (a `return` out of nested loops), neither
         # helps, and the program is built once more with those exits taken through the loops'
-        # headers (loop_exits; OpenCL C only).
+        # headers (loop_exits; OpenCL C only), with loop rotation, then without.
         if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
-            _log.info("a loop of clspv's output never repeats; building again without loop rotation")
-            shape["rotate"] = False
-            out, renamed, args = build(**shape)
-            if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary) and input_kind == "cl":
-                _log.info("a loop still never repeats; building again with its exits through the loop headers")
-                rerouted = build(**{**shape, "rotate": True, "exits": True})
-                if rerouted[0].ok and not spirv_single_pass_loops.single_pass_loops(rerouted[0].binary):
-                    (out, renamed, args) = rerouted
-                    shape.update(rotate=True, exits=True)
-            if out.ok and spirv_single_pass_loops.single_pass_loops(out.binary):
+            _log.info("a loop of clspv's output never repeats; building it other ways")
+            ways = [dict(rotate=False)] if shape["rotate"] else []
+            if input_kind == "cl":
+                ways += [dict(rotate=True, exits=True), dict(rotate=False, exits=True)]
+            for way in ways:
+                again = build(**{**shape, **way})
+                if again[0].ok and not spirv_single_pass_loops.single_pass_loops(again[0].binary):
+                    (out, renamed, args) = again
+                    shape.update(way)
+                    break
+            else:
                 out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
         # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64
         # bits (a ulong sum) or in uses spirv_odd_widths does not take, nothing carries it: such

@@ -23,6 +23,14 @@ loops, nor -cl-opt-disable), and a `return` out of nested loops was refused on e
 driver.py builds such a program a third time with its exits out of several loops, and every
 exit of a loop but at its header, taken through the loops' headers (loop_exits.py), and
 refuses it only if a loop is still cut short.
+
+A third mark (stuck_loops): a one-block loop whose back-edge gives the value its exit test
+reads a constant that keeps it in the loop. Seen in clspv's output for a do-while loop and a
+`for` loop inside it, each left by a `return`, under llvmpipe's forced unrolling, built through
+loop_exits: LLVM's IR had the `for` loop's back-edge as `br i1 true` (the same fault), and the
+writer made a loop on the exit code that spins once the code is 2. The old marks missed it; on
+lavapipe its loop budget ended that loop with wrong values, and a launch that resumed it ran
+forever. Such a loop cannot leave once it repeats, which no program that terminates has.
 """
 from __future__ import annotations
 
@@ -43,8 +51,9 @@ REFUSAL = ("vkcl: clspv's structurizer left a loop that can never repeat (LLVM S
 
 def single_pass_loops(binary: bytes | array) -> list[int]:
     """The header ids of the loops in `binary` whose continue block never branches back, or
-    that another block (lost_back_edges) branches back to on a constant that never does."""
-    return _single_pass(binary, True)
+    that another block (lost_back_edges) branches back to on a constant that never does, or
+    that cannot leave once they branch back (stuck_loops)."""
+    return _single_pass(binary, True) + stuck_loops(binary)
 
 
 def lost_back_edges(binary: bytes | array) -> list[int]:
@@ -85,5 +94,60 @@ def _single_pass(binary: bytes | array, continue_targets: bool) -> list[int]:
         # A second edge back to the header, from a block after it, on a constant that never
         # takes it: an inner loop's back-edge the structurizer moved to the outer header and lost.
         if any(label != continue_target and order[label] > order[header] for label in never_taken.get(header, ())):
+            found.append(header)
+    return found
+
+
+_COMPARES = {170: lambda a, b: a == b, 171: lambda a, b: a != b, 172: lambda a, b: a > b,
+             174: lambda a, b: a >= b, 176: lambda a, b: a < b, 178: lambda a, b: a <= b}
+
+
+def stuck_loops(binary: bytes | array) -> list[int]:
+    """The header ids of the one-block loops (the header its own continue target) whose
+    back-edge gives the phi their condition tests a constant that keeps them in the loop: once
+    they branch back they never leave. The same structurizer fault wrote them: the lost loop of
+    a `for` inside a do-while, each left by a `return`, under forced unrolling (LLVM's IR had
+    `br i1 true` for the inner back-edge; clspv's writer made of it a loop on the exit code that
+    spins where the code is 2). On lavapipe the loop budget ended it, wrong; on an H200 the
+    kernel hung."""
+    words = binary if isinstance(binary, array) else spirv.to_words(binary)
+    ints: dict[int, int] = {}
+    phis: dict[int, tuple[int, list[int]]] = {}  # result -> (its block, [value, parent, ...])
+    compares: dict[int, tuple[int, int, int]] = {}  # result -> (opcode, a, b)
+    loops: list[tuple[int, int, int]] = []
+    branches: dict[int, tuple[int, int, int]] = {}
+    label = 0
+    for pos, op, n in spirv.instructions(words):
+        if op == 43 and n == 4:  # OpConstant, 32 bits
+            ints[words[pos + 2]] = words[pos + 3]
+        elif op == spirv.OP_LABEL:
+            label = words[pos + 1]
+        elif op == 245:  # OpPhi
+            phis[words[pos + 2]] = (label, list(words[pos + 3:pos + n]))
+        elif op in _COMPARES and n == 5:
+            compares[words[pos + 2]] = (op, words[pos + 3], words[pos + 4])
+        elif op == OP_LOOP_MERGE:
+            loops.append((label, words[pos + 1], words[pos + 2]))
+        elif op == OP_BRANCH_CONDITIONAL:
+            branches[label] = (words[pos + 1], words[pos + 2], words[pos + 3])
+
+    def on_back_edge(value: int, header: int) -> int | None:
+        if value in ints:
+            return ints[value]
+        if value in phis and phis[value][0] == header:
+            pairs = phis[value][1]
+            incoming = dict(zip(pairs[1::2], pairs[0::2]))
+            return ints.get(incoming.get(header))
+        return None
+    found = []
+    for header, merge, continue_target in loops:
+        branch = branches.get(header)
+        if continue_target != header or branch is None or branch[0] not in compares:
+            continue
+        op, a, b = compares[branch[0]]
+        x, y = on_back_edge(a, header), on_back_edge(b, header)
+        if x is None or y is None or {branch[1], branch[2]} != {header, merge}:
+            continue
+        if (branch[1] if _COMPARES[op](x, y) else branch[2]) == header:
             found.append(header)
     return found
