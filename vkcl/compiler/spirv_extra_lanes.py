@@ -156,9 +156,11 @@ def _with_early_return(m: Module, function: list[array], local: int, lane: int, 
 def without_extra_lanes(data: bytes) -> bytes:
     """The module with the branch that returns its entry points' extra lanes taken out (the
     first block going straight on), for dispatches whose work-group width is a multiple of
-    llvmpipe's batch, which have no extra lanes: llvmpipe ran the early return wrong in a
-    kernel of nested loops that return from within (docs/status.md), with or without lanes to
-    return. The module itself where nothing is marked."""
+    llvmpipe's batch, which have no extra lanes. The branch nests the whole function one level
+    deeper (nir_lower_returns puts the rest of it under the branch that did not return): a
+    kernel of nested loops returning from within, unrolled, came to 81 levels with it and ran
+    wrong (spirv_nesting.py; the driver now also builds such programs rolled). The module
+    itself where nothing is marked."""
     marked = set(marked_entry_points(data).values())
     if not marked:
         return data
