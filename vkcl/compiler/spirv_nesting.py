@@ -64,7 +64,6 @@ def deepest(binary: bytes | array) -> int:
             elif op in TERMINATORS:
                 ends[label] = (last or None, inst)
                 label = None
-
     return best
 
 
@@ -100,8 +99,10 @@ class _Walk:
         return self.seen[key]
 
     def _walk(self, block: int | None, depth: int, stop: frozenset) -> bool:
-        returned = False
-        while block is not None and block not in stop and block in self.ends:
+        returned, visited = False, set()
+        # (visited: a cycle without a loop merge, which structured SPIR-V never has, ends it)
+        while block is not None and block not in stop and block in self.ends and block not in visited:
+            visited.add(block)
             self.best = max(self.best, depth)
             merge, terminator = self.ends[block]
             op = terminator[0] & 0xFFFF
