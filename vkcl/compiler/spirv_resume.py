@@ -253,10 +253,15 @@ class _Function(LoopChecks):
         MAX_WITH_INNER: one inner loop's trips within a single trip of its outer loop can outrun
         the budget (LLVM's unrolling of an outer loop makes copies of the inner one, each of
         which can be the long one, so all or none). Not in kernels whose work-groups suspend
-        together (their loops vote as one), nor deeper loops (see _copy's segments)."""
+        together (their loops vote as one), nor deeper loops (see _copy's segments), nor where an
+        inner loop holds loops of its own: three do-while loops and a `for` inside them, the
+        middle one rolled, came out wrong when its copy suspended (the twenty-fourth session's
+        differential run, seed 641; tests/icd/test_resumed_inner_loops.py) and are right with
+        their outermost loop alone suspending."""
         chains = {h: [o for o in headers if o != h and h in bodies[o]] for h in headers}
         inner = [h for h in headers if len(chains[h]) == 1]
-        if not inner or len(loops) + len(inner) > MAX_WITH_INNER:
+        if (not inner or len(loops) + len(inner) > MAX_WITH_INNER
+                or any(x != h and x in bodies[h] for h in inner for x in headers)):
             return
         for h in inner:
             loop = self._loop(h, len(loops) + 1, chains[h])
