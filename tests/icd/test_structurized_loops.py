@@ -198,8 +198,8 @@ def test_float_state_through_two_exits(python_with_icd):
 
 
 # A search out of nested loops: for r < m, for i < n, step s; at a hit store (s, r * n + i) and
-# stop. Written with a `return`, a `goto`, a flag, with the loops rolled by pragmas or not,
-# three deep, and as do-while loops. clspv's structurizer lost a loop of most of them (before loop_exits, the flagged
+# stop. Written with a `return`, a `goto`, a flag, with the loops rolled by pragmas or not, and
+# three deep. clspv's structurizer lost a loop of most of them (before loop_exits, the flagged
 # and pragma forms returned wrong values silently and the others were refused).
 STEP = "s = s * 1103515245u + (i ^ 12345u); "
 HIT = "s % 4093u == 1000u"
@@ -217,11 +217,6 @@ SEARCHES = {
                   f"for (uint i = 0; i < n; i++) {{ {STEP} if ({HIT}) {{ {STORE} }} }} }} }}",
     "flag_in_conditions": f"for (uint r = 0; r < m && found == 0xffffffffu; r++) for (uint i = 0; i < n; i++) "
                           f"{{ {STEP} if ({HIT}) {{ found = r * n + i; break; }} }}",
-    # do-while loops leave at their latch, which loop_exits routes the exits through
-    "do_while_return": f"uint r = 0; if (m) {{ {NOUNROLL}do {{ uint i = 0; if (n) {{ {NOUNROLL}do {{ {STEP} "
-                       f"if ({HIT}) {{ {STORE} }} i++; }} while (i < n); }} r++; }} while (r < m); }}",
-    "do_while_goto": f"uint r = 0; if (m) {{ {NOUNROLL}do {{ uint i = 0; if (n) {{ do {{ {STEP} "
-                     f"if ({HIT}) {{ found = r * n + i; goto out; }} i++; }} while (i < n); }} r++; }} while (r < m); }} out:",
 }
 SEARCH = """
 import numpy as np, pyopencl as cl
