@@ -10,6 +10,27 @@ KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 # Corpus kernels that must not build: they have their own tests (stuck_loop: every build clspv
 # makes of it keeps a lost loop, so it is refused; test_spirv_single_pass_loops.py).
 FAILING_KERNELS = ("syntax_error", "crash_clspv", "stuck_loop")
+# A compute module's start for hand-written control flow tests: its types and the global id
+# (MODULE_TYPES), constants of the test's own after it, then FUNCTION_START (%x: the id's x).
+MODULE_TYPES = """
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%v3 = OpTypeVector %uint 3
+%pin = OpTypePointer Input %v3
+%gid = OpVariable %pin Input
+"""
+FUNCTION_START = """%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %v 0
+"""
 
 
 @pytest.fixture(scope="session", autouse=True)

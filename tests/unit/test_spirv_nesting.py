@@ -7,26 +7,9 @@ import pytest
 from vkcl import compiler
 from vkcl.compiler import spirv_nesting
 
-HEAD = """
-OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main" %gid
-OpExecutionMode %main LocalSize 1 1 1
-OpDecorate %gid BuiltIn GlobalInvocationId
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%bool = OpTypeBool
-%v3 = OpTypeVector %uint 3
-%pin = OpTypePointer Input %v3
-%gid = OpVariable %pin Input
-%c0 = OpConstant %uint 0
-%main = OpFunction %void None %fn
-%entry = OpLabel
-%v = OpLoad %v3 %gid
-%x = OpCompositeExtract %uint %v 0
-%c = OpINotEqual %bool %x %c0
-"""
+from conftest import FUNCTION_START, MODULE_TYPES
+
+HEAD = MODULE_TYPES + "%c0 = OpConstant %uint 0\n" + FUNCTION_START + "%c = OpINotEqual %bool %x %c0\n"
 
 
 def nested_ifs(n: int) -> str:

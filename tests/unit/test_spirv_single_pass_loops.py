@@ -7,6 +7,8 @@ import pytest
 from vkcl import compiler
 from vkcl.compiler import loop_exits, spirv_single_pass_loops
 
+from conftest import FUNCTION_START, MODULE_TYPES
+
 # The reproducer: a flagged break, then a return on the flag.
 FLAG_THEN_RETURN = (Path(__file__).resolve().parent.parent / "kernels" / "two_exit_loop.cl").read_text()
 
@@ -116,25 +118,7 @@ def test_the_stuck_loops_kernel_is_refused():
     assert not built.ok and spirv_single_pass_loops.REFUSAL in built.log, built.log
 
 
-STUCK_HEAD = """
-OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main" %gid
-OpExecutionMode %main LocalSize 1 1 1
-OpDecorate %gid BuiltIn GlobalInvocationId
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%bool = OpTypeBool
-%v3 = OpTypeVector %uint 3
-%pin = OpTypePointer Input %v3
-%gid = OpVariable %pin Input
-%c2 = OpConstant %uint 2
-%main = OpFunction %void None %fn
-%entry = OpLabel
-%v = OpLoad %v3 %gid
-%x = OpCompositeExtract %uint %v 0
-OpBranch %h
+STUCK_HEAD = MODULE_TYPES + "%c2 = OpConstant %uint 2\n" + FUNCTION_START + """OpBranch %h
 %h = OpLabel
 %code = OpPhi %uint %x %entry %BACK %h
 %go = %TEST %bool %code %c2
