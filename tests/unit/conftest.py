@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
-# Corpus kernels that must not build: they have their own tests (stuck_loop: every build clspv
-# makes of it keeps a lost loop, so it is refused; test_spirv_single_pass_loops.py).
-FAILING_KERNELS = ("syntax_error", "crash_clspv", "stuck_loop")
+# Corpus kernels that must not build: they have their own tests.
+FAILING_KERNELS = ("syntax_error", "crash_clspv")
 # A compute module's start for hand-written control flow tests: its types and the global id
 # (MODULE_TYPES), constants of the test's own after it, then FUNCTION_START (%x: the id's x).
 MODULE_TYPES = """

@@ -2,24 +2,41 @@
 in the front end's IR (tests/icd/test_structurized_loops.py: what the programs compute)."""
 from vkcl.compiler import loop_exits
 
-# for (r < m) for (i < n) if (hit) return;  as clang writes it at -O0 (trimmed)
-NESTED_RETURN = """define spir_kernel void @k(ptr addrspace(1) %o, i32 %n, i32 %m) {
+# The outer loop `for (r = 0; r < m; r++)` up to its inner loop, then its latch and the blocks
+# after the loops: shared by the functions below.
+OUTER_HEAD = """define spir_kernel void @k(ptr addrspace(1) %o, i32 %n, i32 %m) {{
 entry:
   %r = alloca i32, align 4
   %i = alloca i32, align 4
   store i32 0, ptr %r, align 4
   br label %for.cond
 
-for.cond:                                         ; preds = %for.inc, %entry
+for.cond:
   %0 = load i32, ptr %r, align 4
   %cmp = icmp ult i32 %0, %m
   br i1 %cmp, label %for.body, label %for.end
 
 for.body:
   store i32 0, ptr %i, align 4
-  br label %for.cond1
+  br label %{inner}
 
-for.cond1:
+"""
+OUTER_LATCH = """{label}:
+  {value} = load i32, ptr %r, align 4
+  %inc2 = add i32 {value}, 1
+  store i32 %inc2, ptr %r, align 4
+  br label %for.cond
+
+for.end:
+  br label %return
+
+return:
+  ret void
+}}
+"""
+
+# for (r < m) for (i < n) if (hit) return;  as clang writes it at -O0 (trimmed)
+NESTED_RETURN = OUTER_HEAD.format(inner="for.cond1") + """for.cond1:
   %1 = load i32, ptr %i, align 4
   %cmp2 = icmp ult i32 %1, %n
   br i1 %cmp2, label %for.body3, label %for.inc
@@ -37,19 +54,7 @@ for.inc1:
   store i32 %inc, ptr %i, align 4
   br label %for.cond1
 
-for.inc:
-  %2 = load i32, ptr %r, align 4
-  %inc2 = add i32 %2, 1
-  store i32 %inc2, ptr %r, align 4
-  br label %for.cond
-
-for.end:
-  br label %return
-
-return:
-  ret void
-}
-"""
+""" + OUTER_LATCH.format(label="for.inc", value="%2")
 
 
 def test_an_exit_out_of_two_loops_goes_through_both_headers():
@@ -83,3 +88,50 @@ def test_a_header_with_side_effects_is_left_alone():
     pure = NESTED_RETURN.replace("  %cmp2 = icmp ult i32 %1, %n\n",
                                  "  %cmp2 = icmp ult i32 %1, %n\n  %g = call spir_func i64 @_Z13get_global_idj(i32 0)\n")
     assert loop_exits.rewrite(pure) is not None
+
+
+# for (r < m) { i = 0; do { if (hit) return; i++; } while (i < n); }  at -O0 (trimmed): the
+# do-while loop leaves at its latch, whose increment comes before its condition.
+DO_WHILE_RETURN = OUTER_HEAD.format(inner="do.body") + """do.body:
+  %1 = load i32, ptr %i, align 4
+  store i32 %1, ptr addrspace(1) %o, align 4
+  %hit = icmp eq i32 %1, 7
+  br i1 %hit, label %if.then, label %if.end
+
+if.then:
+  br label %return
+
+if.end:
+  %inc = add i32 %1, 1
+  store i32 %inc, ptr %i, align 4
+  %2 = load i32, ptr %i, align 4
+  %cmp2 = icmp ult i32 %2, %n
+  br i1 %cmp2, label %do.body, label %do.end
+
+""" + OUTER_LATCH.format(label="do.end", value="%3")
+
+
+def test_a_do_while_loop_is_left_through_its_latchs_condition():
+    out = loop_exits.rewrite(DO_WHILE_RETURN)
+    assert out is not None
+    # the latch's increment stays where it was; its condition moved to a block of its own,
+    # which the exit enters (skipping the increment, as the return did) and which tests it
+    latch = out[out.index("if.end:"):]
+    assert latch.split("\n")[1:4] == ["  %inc = add i32 %1, 1", "  store i32 %inc, ptr %i, align 4",
+                                      "  br label %vkcl.test.9"]
+    test = out[out.index("vkcl.test.9:"):]
+    assert test.split("\n")[1:3] == ["  %2 = load i32, ptr %i, align 4", "  %cmp2 = icmp ult i32 %2, %n"]
+    assert "br i1 %hit, label %vkcl.exit.1, label %if.end" in out
+    assert "store i32 1, ptr %vkcl.loop.exit, align 4\n  br label %vkcl.test.9" in out
+    # the header, the body's first block, has its stores and tests no exit
+    assert "%vkcl.h" not in out[out.index("do.body:"):out.index("vkcl.exit.1:")]
+    # then on through the outer loop's header, as for loops with tests at their headers
+    assert out.count("icmp eq i32 %vkcl.h") == 2
+
+
+def test_a_condition_using_a_value_of_the_latchs_side_effects_is_left_alone():
+    # `while (++i < n)`: the compare uses the increment's value, which an exit entering after
+    # the store would not have
+    fused = DO_WHILE_RETURN.replace("  %2 = load i32, ptr %i, align 4\n  %cmp2 = icmp ult i32 %2, %n\n",
+                                    "  %cmp2 = icmp ult i32 %inc, %n\n")
+    assert loop_exits.rewrite(fused) is None

@@ -15,10 +15,17 @@ further back-edge; every loop it leaves tests the local at its header (`cond && 
 and where that loop's exit block is inside the next loop it leaves, goes on from there to that
 loop's header, so that each loop leaves at its header; after the outermost loop it leaves, the
 local is cleared and the edge reaches its old target. The code between is not run: a loop's
-latch (its increment) is skipped, as the exit skipped it. Left as they are (the program is
-then refused as before): loops whose header does not end in `br i1 %c, label %inside, label
-%exit` (do-while loops) or has side effects (an exit runs it once more), exits from a
-`switch`, blocks with phis where edges are added, and functions with indirect branches.
+latch (its increment) is skipped, as the exit skipped it. A do-while loop tests its condition
+in its latch, not its header (the body's first block): the exits then go to that test instead.
+Where the test's block has side effects first (the `i++` of `do { ... i++; } while (i < n)`),
+what follows the last of them (the loads and compare of the condition) becomes a block of its
+own that the exits enter, so they run no side effect again. Where a do-while's body ends in an
+inner loop, the inner loop's exit block is the do-while's test: an exit going on from there
+enters that test (the dispatch's default), not the block again. Left as they are (the program is
+then refused as before): loops with no such block (several latches that test a condition),
+conditions using a value their block's side effects made
+(`while (++i < n)`), exits from a `switch`, blocks with phis where edges are added, and
+functions with indirect branches.
 """
 from __future__ import annotations
 
@@ -143,11 +150,18 @@ def _rewrite_function(f: _Function) -> bool:
         """The headers of the loops holding `label`, innermost first."""
         return sorted((h for h, body in loops.items() if label in body), key=lambda h: len(loops[h]))
 
+    # Where each loop leaves: its header (`for`, `while`) or, for a do-while loop, the latch
+    # that tests its condition: the block whose `br i1 %c, label %in, label %out` has one target
+    # inside the loop and one outside (its "test"). None where there is no such block.
+    tests = {h: _test_block(f, h, loops[h], preds) for h in loops}
+    for h, test in tests.items():  # a test with side effects: the exits enter after them
+        if test is not None and not _pure(f, test):
+            tests[h] = _split_after_side_effects(f, test, loops, preds)
     edges = []  # (block, target, headers of the loops it leaves, innermost first)
     for label in f.order:
         for t in f.succ[label]:
             left = [h for h in around(label) if t not in loops[h]]
-            if len(left) > 1 or (left and label != left[0]):  # all but a loop's exit at its header
+            if len(left) > 1 or (left and label != tests[left[0]]):  # all but a loop's own exit
                 edges.append((label, t, left))
     if not edges:
         return False
@@ -156,36 +170,30 @@ def _rewrite_function(f: _Function) -> bool:
     for _, t, left in edges:
         numbers.setdefault((t, tuple(left)), len(numbers) + 1)
     exits = [(number, t, list(left)) for (t, left), number in numbers.items()]
-    # What each loop needs: a header `br i1 %c, label %in, label %out` leaving to its exit block.
-    headers: dict[str, tuple[int, re.Match, str]] = {}
+    # What each loop needs: a test `br i1 %c, label %in, label %out` leaving to its exit block.
+    headers: dict[str, tuple[int, re.Match, str]] = {}  # test block -> (line, branch, exit block)
     for _, _, left in edges:
         for h in left:
-            k, text = f.terminator(h)
-            m = _COND_BR.match(f.body[h][k])
-            if m is None:
-                raise _Unsupported(f"loop {h} does not leave at its header")
+            test = tests[h]
+            if test is None:
+                raise _Unsupported(f"loop {h} leaves at no conditional test")
+            k, text = f.terminator(test)
+            m = _COND_BR.match(f.body[test][k])
             inside, out = m.group(3), m.group(4)
-            if inside in loops[h] and out not in loops[h]:
-                headers[h] = (k, m, out)
-            elif out in loops[h] and inside not in loops[h]:
-                headers[h] = (k, m, inside)
-            else:
-                raise _Unsupported(f"loop {h} does not leave at its header")
-            if f.has_phi(h):
-                raise _Unsupported("a phi in a loop header")
-            if any(_SIDE_EFFECTS.search(line) and not _PURE_CALL.search(line) for line in f.body[h]):
-                raise _Unsupported("a loop header with side effects (an exit runs it once more)")
+            headers[test] = (k, m, inside if out in loops[h] else out)
+            if f.has_phi(test):
+                raise _Unsupported("a phi in a loop's test block")
     # Each loop an exit leaves but its outermost one sends it on from its exit block to the next
     # loop's header (the exit block must be inside that loop); the outermost's exit block sends
     # it to its old target.
     cases: dict[str, list[tuple[int, str | None]]] = {}  # exit block -> [(number, header or None)]
     for number, t, left in exits:
         for j, h in enumerate(left):
-            exit_block = headers[h][2]
+            exit_block = headers[tests[h]][2]
             nxt = left[j + 1] if j + 1 < len(left) else None
             if nxt is not None and exit_block not in loops[nxt]:
                 raise _Unsupported("an exit block outside the next loop")
-            cases.setdefault(exit_block, []).append((number, nxt))
+            cases.setdefault(exit_block, []).append((number, tests[nxt] if nxt else None))
     for block in [*cases, *(t for _, t, _ in edges)]:
         if f.has_phi(block):
             raise _Unsupported("a phi where an edge is added")
@@ -194,7 +202,7 @@ def _rewrite_function(f: _Function) -> bool:
         f.order.insert(f.order.index(after) + 1, label)
         f.body[label] = lines
 
-    # The edges: the exit's number into the local, then back to the innermost loop's header.
+    # The edges: the exit's number into the local, then to the innermost loop's test.
     for b, t, left in edges:
         k, text = f.terminator(b)
         if not text.startswith("br "):
@@ -203,8 +211,8 @@ def _rewrite_function(f: _Function) -> bool:
         name = f"vkcl.exit.{number}"
         f.body[b][k] = re.sub(rf'label %{re.escape(t)}(?=[,\s\]]|$)', f"label %{name}", f.body[b][k])
         if name not in f.body:
-            new_block(name, [f"  store i32 {number}, ptr {EXIT}, align 4", f"  br label %{left[0]}"], b)
-    # Headers: leave when an exit is under way.
+            new_block(name, [f"  store i32 {number}, ptr {EXIT}, align 4", f"  br label %{tests[left[0]]}"], b)
+    # Tests: leave when an exit is under way.
     for n, (h, (k, m, out)) in enumerate(headers.items()):
         indent, cond, a, b, rest = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5) or ""
         x, quiet, go = f"%vkcl.h{n}.x", f"%vkcl.h{n}.quiet", f"%vkcl.h{n}.go"
@@ -218,8 +226,10 @@ def _rewrite_function(f: _Function) -> bool:
     for n, block in enumerate(cases):
         rest = f"vkcl.e{n}.rest"
         lines = f.body[block]
+        # An exit block that is the next loop's test too (a do-while whose body ends in the inner
+        # loop) goes on to its own test, after this dispatch: the default arm.
         arms = " ".join(f"i32 {number}, label %{nxt if nxt else f'vkcl.e{n}.to{number}'}"
-                        for number, nxt in cases[block])
+                        for number, nxt in cases[block] if nxt != block)
         f.body[block] = [f"  %vkcl.e{n}.x = load i32, ptr {EXIT}, align 4",
                          f"  switch i32 %vkcl.e{n}.x, label %{rest} [ {arms} ]"]
         for number, nxt in cases[block]:
@@ -230,6 +240,49 @@ def _rewrite_function(f: _Function) -> bool:
     entry = f.order[0]
     f.body[entry][0:0] = [f"  {EXIT} = alloca i32, align 4", f"  store i32 0, ptr {EXIT}, align 4"]
     return True
+
+
+def _pure(f: _Function, label: str) -> bool:
+    return not any(_SIDE_EFFECTS.search(line) and not _PURE_CALL.search(line) for line in f.body[label])
+
+
+def _test_block(f: _Function, h: str, body: set[str], preds: dict[str, list[str]]) -> str | None:
+    """The block where loop `h` leaves on its condition: its header if that branches on it with
+    no side effects, else its one latch that does (a do-while loop's; its header may leave too,
+    at a `return` inside the body); None otherwise."""
+    def leaves_on_condition(label: str) -> bool:
+        m = _COND_BR.match(f.body[label][f.terminator(label)[0]])
+        return m is not None and (m.group(3) in body) != (m.group(4) in body)
+    latches = [p for p in preds[h] if p in body and leaves_on_condition(p)]
+    if leaves_on_condition(h) and (_pure(f, h) or len(latches) != 1):
+        return h
+    return latches[0] if len(latches) == 1 else None
+
+
+def _split_after_side_effects(f: _Function, label: str, loops: dict[str, set[str]],
+                              preds: dict[str, list[str]]) -> str | None:
+    """A new block holding what follows `label`'s last side effect (the loads and compare of
+    its condition, and its branch), `label` branching to it; None where that part uses a value
+    the first part defines (an exit entering there would not have it)."""
+    lines = f.body[label]
+    k, _ = f.terminator(label)
+    last = max(j for j in range(k) if _SIDE_EFFECTS.search(lines[j]) and not _PURE_CALL.search(lines[j]))
+    head, tail = lines[:last + 1], lines[last + 1:]
+    defined = [m.group(1) for line in head for m in [re.match(rf"\s*(%{_ID}) = ", line)] if m]
+    if any(re.search(rf"{re.escape(name)}(?![-\w.$])", line) for name in defined for line in tail):
+        return None
+    new = f"vkcl.test.{len(f.order)}"
+    f.body[label] = head + [f"  br label %{new}"]
+    f.order.insert(f.order.index(label) + 1, new)
+    f.body[new] = tail
+    f.succ[new], f.succ[label] = f.succ[label], [new]
+    preds[new] = [label]
+    for s in f.succ[new]:
+        preds[s] = [new if p == label else p for p in preds[s]]
+    for body in loops.values():
+        if label in body:
+            body.add(new)
+    return new
 
 
 def rewrite(ir: str) -> str | None:

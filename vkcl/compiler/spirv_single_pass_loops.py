@@ -27,7 +27,7 @@ refuses it only if a loop is still cut short.
 A third mark (stuck_loops): a one-block loop whose back-edge gives the value its exit test
 reads a constant that keeps it in the loop. Seen in clspv's output for a do-while loop and a
 `for` loop inside it, each left by a `return`, under llvmpipe's forced unrolling, built through
-a loop_exits that routed the do-while's exits through its latch (since reverted): LLVM's IR
+a loop_exits that routed the do-while's exits through its latch (its first form): LLVM's IR
 had the `for` loop's back-edge as `br i1 true` (the same fault), and the writer made a loop on
 the exit code that spins once the code is 2. The old marks missed it; on
 lavapipe its loop budget ended that loop with wrong values, and a launch that resumed it ran
