@@ -6,7 +6,9 @@
   (the same values as PoCL's for tests/differential/nested_loops.py's kernels)."""
 from __future__ import annotations
 
+import glob
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,6 +31,13 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
+
+
+def clang() -> str:
+    """clang-15 (Debian's, which make installs), else another LLVM's clang (the GPU machine has
+    LLVM 16's): any reads OpenCL C and the IR for_host makes."""
+    found = shutil.which("clang-15") or next(iter(sorted(glob.glob("/usr/lib/llvm-*/bin/clang"))), None)
+    return found or "clang"
 
 
 def front_ir(source: str, args: list[str]) -> str:
@@ -64,7 +73,7 @@ def build(ir: str, where: Path, name: str, work_items: int = 16) -> Path:
 def build_source(source: str, where: Path, name: str, work_items: int = 16) -> Path:
     """The OpenCL C source's kernel `k` (clang-15's own OpenCL C front end) with the harness."""
     (where / f"{name}.cl").write_text(source)
-    subprocess.run(["clang-15", "-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-O0", "-w",
+    subprocess.run([clang(), "-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-O0", "-w",
                     "-c", str(where / f"{name}.cl"), "-o", str(where / f"{name}.o")],
                    check=True, capture_output=True, text=True)
     return _link(where, name, [str(where / f"{name}.o")], work_items)
@@ -73,7 +82,7 @@ def build_source(source: str, where: Path, name: str, work_items: int = 16) -> P
 def _link(where: Path, name: str, objects: list[str], work_items: int) -> Path:
     (where / "harness.c").write_text(HARNESS)
     exe = where / name
-    subprocess.run(["clang-15", "-O0", "-w", f"-DWORK_ITEMS={work_items}", *objects, str(where / "harness.c"),
+    subprocess.run([clang(), "-O0", "-w", f"-DWORK_ITEMS={work_items}", *objects, str(where / "harness.c"),
                     "-o", str(exe)], check=True, capture_output=True, text=True)
     return exe
 
