@@ -107,7 +107,7 @@ def test_float_edge_values_through_an_inner_loop(python_with_icd, leave):
     # infinities, -0, denormals, the largest float) and a ulong past its inner loop's
     # suspensions (70,000 trips and more in each outer trip). After the inner loop a
     # data-dependent `if` of even work-items records the trip. With `break` it also leaves the
-    # outer loop, and then only the outer loop suspends (spirv_resume._loop: the copy's ways
+    # outer loop, and then only the outer loop suspends (spirv_resume_plan.LoopPlan._loop: the copy's ways
     # would meet again at the outer merge block): with 700 inner trips, and a pass every 50
     # trips (VKCL_RESUME_LIMIT), its results are right too.
     run(python_with_icd, r"""
@@ -159,12 +159,15 @@ print("OK")
 
 
 @pytest.mark.parametrize("limit", ["50", "200", ""])
-def test_an_inner_loop_holding_loops_is_left_to_its_outer_loop(python_with_icd, limit):
+def test_an_inner_loop_holding_loops(python_with_icd, limit):
     # Three do-while loops and a rolled `for` inside them, the middle one rolled too: with that
     # middle loop suspending (it holds loops of its own), the state came out wrong while the
-    # step counts were right (the twenty-fourth session's differential run, seed 641). Such
-    # inner loops are left to their outermost loop now (spirv_resume._plan_inner). VKCL_RESUME_LIMIT
-    # makes the short runs suspend often; n = 40 (257,000 steps) passes the budget itself.
+    # step counts were right (the twenty-fourth session's differential run, seed 641), and such
+    # inner loops were left to their outermost loop. The cause (LLVM unrolls the outer loop
+    # twice: the second copy of the middle loop lost values of the first that the outer loop's
+    # next trip takes) is the next test's; they suspend since the twenty-fifth session.
+    # VKCL_RESUME_LIMIT makes the short runs suspend often; n = 40 (257,000 steps) passes the
+    # budget itself.
     run(python_with_icd, r"""
 src = '''kernel void k(global uint *o, uint n) { uint g = get_global_id(0), s = g, t = 0, i0 = 0;
   do { i0++; s = s * 1103515245u + (i0 ^ 56229u); t++; uint i1 = 0;
@@ -202,3 +205,99 @@ for n in ((5, 9) if LIMITED else (40,)):
     assert list(got) == want, (n, [g for g in range(16) if list(got[2 * g:2 * g + 2]) != want[2 * g:2 * g + 2]])
 print("OK")
 """.replace("LIMITED", str(bool(limit))), env={"VKCL_RESUME_LIMIT": limit} if limit else None)
+
+
+# Two inner loops in each outer trip: the first holds a loop, where it sets x; the outer loop's
+# next trip starts from x. When the second inner loop suspended, its copy passed x to the outer
+# loop's header from the first part, which does not hold the first inner loop, without having
+# saved it (spirv_resume_plan.LoopPlan._loop): every work-item's state came out wrong (its step count right).
+# Real budget: 200,000 steps of the first inner loop and 70,000 + 37 g of the second in each
+# outer trip; VKCL_RESUME_LIMIT: a pass every 50 steps.
+EARLIER_VALUE = r"""
+src = '''kernel void k(global uint *o, uint n, uint m) { uint g = get_global_id(0), s = g, t = 0, x = 1;
+  #pragma nounroll
+  for (uint r = 0; r < 3u; r++) { s = STEP(s, r ^ x); t++;
+    #pragma nounroll
+    for (uint i = 0; i < n; i++) { s = STEP(s, i ^ 95146u); t++;
+      #pragma nounroll
+      for (uint j = 0; j < 4u; j++) { s = STEP(s, j); t++; x = s >> 7; } }
+    #pragma nounroll
+    for (uint i = 0; i < m + 37u * g; i++) { s = STEP(s, i ^ 9146u); t++; } }
+  o[2 * g] = s; o[2 * g + 1] = t; }'''
+def ref(g, n, m):
+    s, t, x = g, 0, 1
+    for r in range(3):
+        s = step(s, r ^ x); t += 1
+        for i in range(n):
+            s = step(s, i ^ 95146); t += 1
+            for j in range(4):
+                s = step(s, j); t += 1; x = s >> 7
+        for i in range(m + 37 * g):
+            s = step(s, i ^ 9146); t += 1
+    return [s, t]
+prg = cl.Program(ctx, STEP + src).build()
+G = 16
+for n, m in (((5, 9), (9, 3)) if LIMITED else ((50000, 70000),)):
+    o = cl.Buffer(ctx, mf.READ_WRITE, 8 * G)
+    ev = prg.k(q, (G,), None, o, np.uint32(n), np.uint32(m))
+    q.finish()
+    assert ev.command_execution_status == 0, ev.command_execution_status
+    got = np.empty(2 * G, np.uint32); cl.enqueue_copy(q, got, o)
+    want = [w for g in range(G) for w in ref(g, n, m)]
+    assert list(got) == want, (n, m, [g for g in range(G) if list(got[2 * g:2 * g + 2]) != want[2 * g:2 * g + 2]])
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("limit", ["", "50"])
+def test_a_value_of_an_earlier_inner_loop_reaches_the_next_outer_trip(python_with_icd, limit):
+    run(python_with_icd, EARLIER_VALUE.replace("LIMITED", str(bool(limit))),
+        env={"VKCL_RESUME_LIMIT": limit} if limit else None)
+
+
+# Three loops deep: the innermost one alone runs past the budget in one trip of the middle loop
+# (70,000 + 37 g trips), so it suspends itself; its copy goes on through the rest of the middle
+# trip, the middle loop's next trips and the outer loop's, each a part of its own
+# (spirv_resume_plan.LoopPlan._segments). Until the twenty-fifth session only loops directly inside an
+# outermost one suspended, and this launch failed as cut (CL_OUT_OF_RESOURCES). Values made in
+# each loop before the next one are used after it.
+THREE_DEEP = r"""
+src = '''kernel void k(global uint *o, uint n) { uint g = get_global_id(0), s = g, t = 0;
+  #pragma nounroll
+  for (uint a = 0; a < 2u; a++) { uint before = s ^ a;
+    #pragma nounroll
+    for (uint b = 0; b < 3u; b++) { uint mid = s + b;
+      #pragma nounroll
+      for (uint c = 0; c < n + 37u * g; c++) { s = STEP(s, c ^ b); t++; }
+      s ^= mid; }
+    s += before; t++; }
+  o[2 * g] = s; o[2 * g + 1] = t; }'''
+def ref(g, n):
+    s, t = g, 0
+    for a in range(2):
+        before = s ^ a
+        for b in range(3):
+            mid = (s + b) & M
+            for c in range(n + 37 * g):
+                s = step(s, c ^ b); t += 1
+            s ^= mid
+        s = (s + before) & M; t += 1
+    return [s, t]
+prg = cl.Program(ctx, STEP + src).build()
+G = 16
+for n in ((5, 40) if LIMITED else (70000,)):
+    o = cl.Buffer(ctx, mf.READ_WRITE, 8 * G)
+    ev = prg.k(q, (G,), None, o, np.uint32(n))
+    q.finish()
+    assert ev.command_execution_status == 0, ev.command_execution_status
+    got = np.empty(2 * G, np.uint32); cl.enqueue_copy(q, got, o)
+    want = [w for g in range(G) for w in ref(g, n)]
+    assert list(got) == want, (n, [g for g in range(G) if list(got[2 * g:2 * g + 2]) != want[2 * g:2 * g + 2]])
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("limit", ["", "50"])
+def test_an_innermost_loop_three_deep(python_with_icd, limit):
+    run(python_with_icd, THREE_DEEP.replace("LIMITED", str(bool(limit))),
+        env={"VKCL_RESUME_LIMIT": limit} if limit else None)

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from vkcl import compiler
-from vkcl.compiler import spirv_loop_cuts, spirv_resume
+from vkcl.compiler import spirv_loop_cuts, spirv_resume, spirv_resume_plan
 
 LLVMPIPE = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000, resume_limit=7500)
 OTHER = compiler.DeviceCaps()
@@ -61,6 +61,31 @@ SHAPES = {
             for (int i = 0; i < n; i++) s += a[(r * n + i + g) % (rows * n)];
             out[g * rows + r] = s; total += s; }
         out[get_global_size(0) * rows + g] = total; }""",
+    # three loops deep, all rolled: the innermost suspends too, and its copy's first part
+    # leaves the middle loop and the outer one (a tree of parts: spirv_resume_plan.LoopPlan._segments)
+    "three_deep": """kernel void k(global uint *o, uint n) { uint g = get_global_id(0), s = g;
+        #pragma nounroll
+        for (uint a = 0; a < n; a++)
+            #pragma nounroll
+            for (uint b = 0; b < n; b++)
+                #pragma nounroll
+                for (uint c = 0; c < n + g; c++) s = s * 3u + (a ^ b ^ c);
+        o[g] = s; }""",
+    # two inner loops holding loops, the second entered from the first's latch (its header is
+    # the first's merge block, whose phi takes a value of the first's body that a record of
+    # the second cannot keep: the copy drops that edge)
+    "inner_loops_holding_loops": """kernel void k(global uint *o, uint n) { uint g = get_global_id(0), s = g, x = 1;
+        #pragma nounroll
+        for (uint r = 0; r < n; r++) { s = s * 3u + (r ^ x);
+            #pragma nounroll
+            for (uint i = 0; i < n; i++) { s = s * 5u + i;
+                #pragma nounroll
+                for (uint j = 0; j < n + g; j++) { s = s * 7u + j; x = s >> 7; } }
+            #pragma nounroll
+            for (uint i = 0; i < n; i++) { s = s * 9u + i;
+                #pragma nounroll
+                for (uint j = 0; j < n + g; j++) s = s * 11u + j; } }
+        o[g] = s; }""",
     # a break after the inner loop: the inner loop is left to the outer one
     "nested_break": """kernel void k(global uint *o, uint n) {
         uint g = get_global_id(0), s = g;
@@ -186,9 +211,9 @@ def test_entry_points_with_many_loops_are_left_alone():
     def kernel(loops):
         body = " ".join(f"for (uint i = 0; i < n + {k}u; i++) s = s * 3u + a[i & 7u];" for k in range(loops))
         return f"kernel void k(global uint *o, global const uint *a, uint n) {{ uint s = 1; {body} o[0] = s; }}"
-    r = compiler.compile_source(kernel(spirv_resume.MAX_LOOPS), "", LLVMPIPE)
+    r = compiler.compile_source(kernel(spirv_resume_plan.MAX_LOOPS), "", LLVMPIPE)
     assert set(spirv_resume.resumed_entry_points(r.spirv)) == {"k"}
-    r = compiler.compile_source(kernel(spirv_resume.MAX_LOOPS + 1), "", LLVMPIPE)
+    r = compiler.compile_source(kernel(spirv_resume_plan.MAX_LOOPS + 1), "", LLVMPIPE)
     assert spirv_resume.resumed_entry_points(r.spirv) == {}
 
 
@@ -202,3 +227,17 @@ def test_first_pass_drops_the_copies(tmp_path, shape):
     _val(tmp_path, first)
     plain = compiler.compile_source(SHAPES[sorted(SHAPES)[0]], "", OTHER)
     assert spirv_resume.first_pass(plain.spirv) is plain.spirv
+
+
+@pytest.mark.parametrize("shape, count", [("three_deep", 3), ("inner_loops_holding_loops", 5), ("nested", 2)])
+def test_loops_inside_loops_suspend_at_every_depth(monkeypatch, shape, count):
+    # every loop of these kernels can outrun the budget within one trip of the loop around it,
+    # so each gets its own check and copy (since the twenty-fifth session at any depth, and
+    # inner loops holding loops; before, only loops directly inside an outermost one that held
+    # none); test_resumable_shapes_validate checks their copies
+    monkeypatch.setenv("VKCL_CACHE", "0")  # (test_resumable_shapes_validate compiled them)
+    planned = []
+    real = spirv_resume._Function.plan
+    monkeypatch.setattr(spirv_resume._Function, "plan", lambda self: planned.append(real(self)) or planned[-1])
+    assert compiler.compile_source(SHAPES[shape], "", LLVMPIPE).ok
+    assert [len(loops) for loops in planned] == [count]

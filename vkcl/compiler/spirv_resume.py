@@ -41,14 +41,15 @@ without one, by a vote after the loop (spirv_resume_sync.py).
 A work-item's Function variables (private arrays) are saved after the loop's words, element by
 element, and put back before it resumes (at most PRIVATE_WORDS words).
 
-In kernels that do not suspend by work-group, loops directly inside an outermost loop suspend
-too (_Function._plan_inner): one inner loop's trips within a single outer trip can outrun the
-budget. The record keeps the inner loop's phis and what it uses from before it (the outer
-loop's phis among them); its copy runs in parts (_Loop.segments): the inner loop and the rest
-of that outer trip, up to the outer loop's back-edge, then the outer loop from its header on
-to the end of the function. The outer back-edge in the first part becomes a selection whose
-merge is never reached (both ways end in returns); an inner loop after which the outer loop is
-left or continued other than at its continue target is not made to suspend (_loop).
+In kernels that do not suspend by work-group, loops inside an outermost loop suspend too
+(spirv_resume_plan.py, LoopPlan._plan_inner): one inner loop's trips within a single trip of
+the loop around it can outrun the budget. The record keeps the inner loop's phis and what it
+uses from before it (the outer loops' phis among them); its copy runs in parts
+(LoopPlan._segments, a tree): the inner loop and the rest of the trip of the loop around it, up
+to that loop's back-edge, then that loop from its header on, and so on out to the end of the
+function. A back-edge or exit of a loop a part does not hold becomes a selection whose merge is
+never reached (each way ends in a return); an inner loop after which a loop around it is left
+or continued other than at its continue target is not made to suspend (LoopPlan._loop).
 
 Left alone: entry points with more than MAX_LOOPS outermost loops, with calls or with Function
 variables of more words or of a length that is not a constant, and loops whose saved values
@@ -60,42 +61,24 @@ from __future__ import annotations
 from array import array
 
 from vkcl.compiler import spirv
-from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
+from vkcl.compiler.spirv_barrier_loops import _ids
 from vkcl.compiler.spirv_edit import Module, instruction as _inst
 from vkcl.compiler.spirv_extra_lanes import marked_entry_points
 from vkcl.compiler.spirv_resume_checks import LeftAlone, LoopChecks
-from vkcl.compiler.spirv_resume_sync import DONE, keep_at_point, plan as plan_sync
+from vkcl.compiler.spirv_resume_plan import _LAYOUT_KNOWN, MAX_WITH_INNER, Loop as _Loop, LoopPlan
+from vkcl.compiler.spirv_resume_sync import DONE
 from vkcl.compiler.spirv_resume_state import (
     BUILTIN_LOCAL_ID, BUILTIN_WORKGROUP_ID, EPOCH, MARK, OP_BITWISE_OR, OP_BRANCH, OP_BRANCH_CONDITIONAL,
-    OP_CONTROL_BARRIER, OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL, OP_LOAD,
+    OP_CONTROL_BARRIER, OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL, OP_I_EQUAL, OP_I_NOT_EQUAL, OP_LABEL,
     OP_LOOP_MERGE, OP_PHI, OP_RETURN, OP_RETURN_VALUE, OP_SELECT, OP_SELECTION_MERGE, OP_SHIFT_LEFT_LOGICAL,
-    OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_INPUT,
-    SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, SC_WORKGROUP, SPEC_RESUMING, WORD_HEADER, StateBuilder,
-    label_positions as _label_positions, named as _named, reach_until, result_id as _result,
-    targets as _targets)
+    OP_STRING, OP_SWITCH, OP_U_CONVERT, OP_UNREACHABLE, OP_VARIABLE, RECORD_WORDS, SC_FUNCTION, SC_WORKGROUP,
+    SPEC_RESUMING, WORD_HEADER, StateBuilder, label_positions as _label_positions, named as _named,
+    result_id as _result, targets as _targets)
 
 # The most words of Function variables (private arrays) a work-item saves: the records of a
 # launch take this much per work-item.
 PRIVATE_WORDS = 256
-# The most outermost loops of an entry point made to suspend; one with more is left alone.
-# llvmpipe's compile time grew much faster than the code: a float16 remquo (16 loops, one a
-# lane, 45 saved words each) took 19 s to its first launch instead of 1.4, and such loops are
-# short. With a pipeline per resumed loop (SPEC_RESUME_LOOP), L one-line loops past the budget
-# took 1.75 s for L = 4, 7 s for 6 and 14 s for 8 (5, 42 and 102 s with every copy in one
-# pipeline); at 8 a half8 remquo's first launch took 2.1 s instead of 0.2.
-MAX_LOOPS = 6
-# The most loops made to suspend where loops directly inside outermost ones do too. Each costs
-# llvmpipe's compile of the first pass: a float4 remquo in a loop (one outer loop, four inner
-# ones, a lane's each) took 0.3 s to build and launch with the outer loop alone, 0.9 s with all
-# five (a float8's with all nine: 3.2 s instead of 0.45, so it keeps its outer loop alone).
-MAX_WITH_INNER = 8
-# Computed again on resumption rather than saved: instructions without side effects whose
-# operands are module-scope or themselves computed again; loads only from memory a launch
-# cannot change.
-_PURE = (frozenset(range(109, 206)) | {65, 66, 67, 70, 77, 78, 79, 80, 81, 82, 83, 400, 12}) - {OP_FUNCTION_CALL}
-_READ_ONLY = (SC_INPUT, SC_UNIFORM_CONSTANT, SC_UNIFORM, SC_PUSH_CONSTANT)
 _TERMINATORS = (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE)
-_LAYOUT_KNOWN = _COPYABLE | {OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHABLE, OP_LABEL}
 
 
 def _op(inst: array) -> int:
@@ -192,12 +175,8 @@ def _entry_point(b: StateBuilder, function: list[array]):
     return f.emit(head, end, loops)
 
 
-class _Loop:
-    __slots__ = ("number", "header", "merge", "cont", "region", "segments", "phis", "saved", "remat", "words",
-                 "sync", "count_vote", "size")
 
-
-class _Function(LoopChecks):
+class _Function(LoopChecks, LoopPlan):
     """One entry point's blocks and what resuming its outermost loops takes."""
 
     group = False  # its work-groups suspend together (barriers, local memory)
@@ -218,169 +197,6 @@ class _Function(LoopChecks):
                 if rid is not None:
                     self.defined_in[rid] = blk[0][1]
                     self.defs[rid] = inst
-
-    def plan(self) -> list[_Loop]:
-        headers = [blk[0][1] for blk in self.blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
-        bodies = {h: self._body(h) for h in headers}
-        outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
-        sync = {}
-        if self.group:  # loops holding a barrier, and loops without one that have a sync point
-            for h in outermost:
-                if not any(_op(i) == OP_CONTROL_BARRIER for x in bodies[h] for i in self.by_label[x]):
-                    sync[h] = plan_sync(self, h)
-            outermost = [h for h in outermost if sync.get(h, True)]
-        loops = []
-        for h in outermost:
-            loop = self._loop(h, len(loops) + 1)
-            if loop is not None:
-                loop.sync = sync.get(h)
-                loop.count_vote = None
-                if loop.sync:
-                    keep_at_point(self, loop)
-                    loop.sync.vote = sum(1 for lp in loops if lp.sync) % 2  # the word of its vote
-                elif self.group and not any(len(self.by_label[x]) > 1 and _op(self.by_label[x][-2]) == OP_LOOP_MERGE
-                                            for x in bodies[h] if x != h):  # no inner loop: _vote_once
-                    loop.count_vote = sum(1 for lp in loops if lp.count_vote is not None) % 2
-                loops.append(loop)
-        if len(loops) > MAX_LOOPS:
-            return []
-        if not self.group:
-            self._plan_inner(headers, bodies, loops)
-        return loops
-
-    def _plan_inner(self, headers: list[int], bodies: dict[int, set[int]], loops: list[_Loop]) -> None:
-        """Loops directly inside an outermost loop suspend too, where all of them fit within
-        MAX_WITH_INNER: one inner loop's trips within a single trip of its outer loop can outrun
-        the budget (LLVM's unrolling of an outer loop makes copies of the inner one, each of
-        which can be the long one, so all or none). Not in kernels whose work-groups suspend
-        together (their loops vote as one), nor deeper loops (see _copy's segments), nor where an
-        inner loop holds loops of its own: three do-while loops and a `for` inside them, the
-        middle one rolled, came out wrong when its copy suspended (the twenty-fourth session's
-        differential run, seed 641; tests/icd/test_resumed_inner_loops.py) and are right with
-        their outermost loop alone suspending."""
-        chains = {h: [o for o in headers if o != h and h in bodies[o]] for h in headers}
-        inner = [h for h in headers if len(chains[h]) == 1]
-        if (not inner or len(loops) + len(inner) > MAX_WITH_INNER
-                or any(x != h and x in bodies[h] for h in inner for x in headers)):
-            return
-        for h in inner:
-            loop = self._loop(h, len(loops) + 1, chains[h])
-            if loop is not None:
-                loop.sync, loop.count_vote = None, None
-                loops.append(loop)
-
-    def _body(self, header: int) -> set[int]:
-        return reach_until(self.by_label, header, self.by_label[header][-2][1])
-
-    def _reach(self, header: int, stops: frozenset[int] | set[int] = frozenset()) -> set[int]:
-        seen, stack = set(), [header]
-        while stack:
-            label = stack.pop()
-            if label in seen or (label in stops and label != header):
-                continue
-            seen.add(label)
-            stack += _named(self.by_label[label])
-        return seen
-
-    def _segments(self, header: int, chain: list[int]) -> list[tuple[int, set[int], set[int]]] | None:
-        """What a loop's copy runs: (a header, the blocks reached from it without passing the
-        headers of the loops around it, those headers) for the loop, then for each loop around it
-        that its copy reaches (an outer loop's next trip, after a break its next outer loop's).
-        An outermost loop has one: the rest of the function."""
-        out, todo = {}, [header]
-        while todo:
-            h = todo.pop()
-            if h in out:
-                continue
-            stops = set(chain) if h == header else set(chain[:chain.index(h)])
-            region = self._reach(h, stops)
-            out[h] = (h, region, stops)
-            todo += [t for label in region for t in _named(self.by_label[label]) if t in stops]
-        return [out[header]] + [out[h] for h in reversed(chain) if h in out]
-
-    def _loop(self, header: int, number: int, chain: list[int] = ()) -> _Loop | None:
-        m, b = self.m, self.b
-        blk = self.by_label[header]
-        merge, cont = blk[-2][1], blk[-2][2]
-        term = blk[-1]
-        if _op(term) == OP_SWITCH:
-            return None
-        if _op(term) == OP_BRANCH_CONDITIONAL and not ({merge, cont, header} & set(term[2:4])):
-            return None  # the header branches two ways inside the loop: it keeps its merge instruction
-        segments = self._segments(header, list(chain))
-        for _, region, stops in segments[:-1]:
-            # What follows the inner loop in its copy is no longer in the outer loop, so a
-            # `continue` or `break` of the outer loop there would be a branch out of a selection
-            # to a block that is no merge of its (the ways of a `break` after the inner loop
-            # and the end of the trip met again at the outer merge block, and llvmpipe failed
-            # to create the pipeline). Such an inner loop is left to its outer loop: the copy
-            # reaches the outer continue target from one block, and the outer merge from it.
-            for o in stops:
-                merge, cont = self.by_label[o][-2][1:3]
-                into_cont = [x for x in region if cont in _targets(self.by_label[x])]
-                into_merge = [x for x in region if merge in _targets(self.by_label[x])]
-                if len(into_cont) > 1 or any(x != cont for x in into_merge):
-                    return None
-        insts = [i for _, region, _ in segments for label in region for i in self.by_label[label]]
-        if any(_op(i) not in _LAYOUT_KNOWN for i in insts):
-            return None
-        for i in insts:
-            if _op(i) == OP_SWITCH and m.types[m.type_of.get(i[1], b.uint)][2] != 32:
-                return None
-        phis = [(i[2], i[1]) for i in blk if _op(i) == OP_PHI]
-        outside: list[int] = []
-        seen = set()
-        for _, region, _ in segments:  # values each part uses from before it: live at the header
-            for label in region:
-                for i in self.by_label[label]:
-                    for k in _ids(i):
-                        v = i[k]
-                        if v in seen or v not in self.defined_in or self.defined_in[v] in region:
-                            continue
-                        if _op(self.defs[v]) in (OP_LABEL, OP_VARIABLE):
-                            continue  # a Function variable is the resumed function's too (its contents are saved)
-                        seen.add(v)
-                        outside.append(v)
-        saved, remat = [], []
-        for v in outside:
-            if self._computable(v, region, remat):
-                continue
-            t = self.defs[v][1]
-            if b.leaves(t) is None:
-                return None
-            saved.append((v, t))
-        if any(b.leaves(t) is None for _, t in phis):
-            return None
-        loop = _Loop()
-        loop.number, loop.header, loop.merge, loop.cont = number, header, merge, cont
-        loop.segments, loop.region = segments, set().union(*(r for _, r, _ in segments))
-        loop.phis, loop.saved, loop.remat = phis, saved, remat
-        loop.words = sum(b.leaves(t) for _, t in phis + saved)
-        loop.size = len(insts)
-        return loop
-
-    def _computable(self, v: int, region: set[int], order: list[int], depth: int = 0) -> bool:
-        """Whether `v` can be computed again from module-scope values (appending it, after what it
-        needs, to `order`)."""
-        if v in order:
-            return True
-        inst = self.defs.get(v)
-        if inst is None or depth > 12:
-            return False
-        op = _op(inst)
-        if op == OP_LOAD:
-            ptr_type = self.m.type_of.get(inst[3])
-            if ptr_type is None or (self.m.pointee(ptr_type) or (None,))[0] not in _READ_ONLY:
-                return False
-        elif op not in _PURE:
-            return False
-        for k in _ids(inst):
-            w = inst[k]
-            if w in self.defined_in and _op(self.defs[w]) != OP_VARIABLE \
-                    and not self._computable(w, region, order, depth + 1):
-                return False
-        order.append(v)
-        return True
 
     # -- output ----------------------------------------------------------------------------------
     def emit(self, head: list[array], end: list[array], loops: list[_Loop]):
@@ -498,9 +314,10 @@ class _Function(LoopChecks):
             res.append(inst)
             self._decorate_copy(v, names[v])
         # Each part of the copy (loop.segments) names its own copies of the blocks' values.
-        seg_names = {}
-        for h, region, _ in loop.segments:
-            seg_names[h] = own = dict(names)
+        seg_names = []
+        for h, region, _, _ in loop.segments:
+            own = dict(names)
+            seg_names.append(own)
             for label in region:
                 for inst in self.by_label[label]:
                     rid = _result(inst)
@@ -515,14 +332,17 @@ class _Function(LoopChecks):
             done, last = b.copy_locals(self.locals, self.header, False, restored.pop())
             restored += done + [last]
             last.append(b.group_barrier())
-        restored[-1].append(_inst(OP_BRANCH, seg_names[loop.header][loop.header]))
+        restored[-1].append(_inst(OP_BRANCH, seg_names[0][loop.header]))
         res_label = restored[-1][0][1]
         copied = []
-        for h, region, stops in loop.segments:
-            own = seg_names[h]
-            # An outer loop's header also takes the trips that other parts end by branching to it.
-            into = [(seg_names[h2], r2) for h2, r2, s2 in loop.segments if h in s2] if h != loop.header else []
-            outer_edges = stops | {x for o in stops for x in self.by_label[o][-2][1:3]}
+        for at, (h, region, stops, links) in enumerate(loop.segments):
+            own = seg_names[at]
+            # An outer loop's header also takes the trips that the part before ends by branching to it.
+            into = [(seg_names[k2], r2) for k2, (_, r2, _, l2) in enumerate(loop.segments) if l2.get(h) == at]
+            # the edges that leave a loop this part does not hold: from inside it (a later
+            # loop whose header is its merge block branches back to that header too)
+            outer_edges = {o: {o, *self.by_label[o][-2][1:3]} for o in stops}
+            held_by = {o: self._body(o) for o in stops}
             for blk in self.blocks:
                 label = blk[0][1]
                 if label not in region:
@@ -546,12 +366,13 @@ class _Function(LoopChecks):
                     if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_SELECTION_MERGE, OP_LOOP_MERGE):
                         for k in _label_positions(c):
                             t = c[k]
-                            c[k] = own[t] if t in region else seg_names[t][t] if t in stops else t
+                            c[k] = own[t] if t in region else seg_names[links[t]][t] if t in stops else t
                     rid = _result(inst)
                     if rid is not None:
                         c[1 if op == OP_LABEL else 2] = own[rid]
                     out.append(c)
-                if (_op(blk[-1]) in (OP_BRANCH_CONDITIONAL, OP_SWITCH) and set(_targets(blk)) & outer_edges
+                if (_op(blk[-1]) in (OP_BRANCH_CONDITIONAL, OP_SWITCH)
+                        and any(label in held_by[o] and set(_targets(blk)) & edges for o, edges in outer_edges.items())
                         and _op(blk[-2]) not in (OP_SELECTION_MERGE, OP_LOOP_MERGE)):
                     # A break, continue or back-edge of an outer loop this part does not hold:
                     # now a selection, whose ways never meet again (each ends in a return).
@@ -559,13 +380,13 @@ class _Function(LoopChecks):
                     out.insert(len(out) - 1, _inst(OP_SELECTION_MERGE, never, 0))
                     copied.append([_inst(OP_LABEL, never), _inst(OP_UNREACHABLE)])
                 copied.append(out)
-        order = _reverse_postorder(copied, seg_names[loop.header][loop.header])
+        order = _reverse_postorder(copied, seg_names[0][loop.header])
         inside, names_at = {}, {}
         for lp in loops:  # in their order: an outer loop's before those inside it (_saved_values)
-            for h, region, _ in loop.segments:
+            for at, (_, region, _, _) in enumerate(loop.segments):
                 if lp.header in region:
-                    inside[seg_names[h][lp.header]] = lp
-                    names_at[seg_names[h][lp.header]] = seg_names[h]
+                    inside[seg_names[at][lp.header]] = lp
+                    names_at[seg_names[at][lp.header]] = seg_names[at]
         # The copies putting the record back do not count: a pass that starts past the limit
         # would make no progress (a group of one work-item with 64 local words, a limit of 50).
         checked = self._with_checks(restored + order, inside, names, uncounted={blk[0][1] for blk in restored},
