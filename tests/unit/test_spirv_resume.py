@@ -86,7 +86,9 @@ SHAPES = {
                 #pragma nounroll
                 for (uint j = 0; j < n + g; j++) s = s * 11u + j; } }
         o[g] = s; }""",
-    # a break after the inner loop: the inner loop is left to the outer one
+    # a break after the inner loop: the copy's `break` and the end of the outer trip go on in
+    # parts of their own (since the twenty-fifth session; the inner loop was left to the outer
+    # one before)
     "nested_break": """kernel void k(global uint *o, uint n) {
         uint g = get_global_id(0), s = g;
         #pragma nounroll
@@ -229,7 +231,8 @@ def test_first_pass_drops_the_copies(tmp_path, shape):
     assert spirv_resume.first_pass(plain.spirv) is plain.spirv
 
 
-@pytest.mark.parametrize("shape, count", [("three_deep", 3), ("inner_loops_holding_loops", 5), ("nested", 2)])
+@pytest.mark.parametrize("shape, count", [("three_deep", 3), ("inner_loops_holding_loops", 5), ("nested", 2),
+                                          ("nested_break", 2)])
 def test_loops_inside_loops_suspend_at_every_depth(monkeypatch, shape, count):
     # every loop of these kernels can outrun the budget within one trip of the loop around it,
     # so each gets its own check and copy (since the twenty-fifth session at any depth, and

@@ -314,9 +314,10 @@ class _Function(LoopChecks, LoopPlan):
             res.append(inst)
             self._decorate_copy(v, names[v])
         # Each part of the copy (loop.segments) names its own copies of the blocks' values.
-        seg_names = []
-        for h, region, _, _ in loop.segments:
-            own = dict(names)
+        seg_names = []  # (a part also names what the parts it comes after made: they dominate it)
+        parent = {k2: k for k, (_, _, _, links) in enumerate(loop.segments) for k2 in links.values()}
+        for at, (h, region, _, _) in enumerate(loop.segments):
+            own = dict(seg_names[parent[at]] if at in parent else names)
             seg_names.append(own)
             for label in region:
                 for inst in self.by_label[label]:
@@ -337,12 +338,9 @@ class _Function(LoopChecks, LoopPlan):
         copied = []
         for at, (h, region, stops, links) in enumerate(loop.segments):
             own = seg_names[at]
-            # An outer loop's header also takes the trips that the part before ends by branching to it.
-            into = [(seg_names[k2], r2) for k2, (_, r2, _, l2) in enumerate(loop.segments) if l2.get(h) == at]
-            # the edges that leave a loop this part does not hold: from inside it (a later
-            # loop whose header is its merge block branches back to that header too)
-            outer_edges = {o: {o, *self.by_label[o][-2][1:3]} for o in stops}
-            held_by = {o: self._body(o) for o in stops}
+            # A part's first block also takes the edge of the part before that goes on in it.
+            into = [(seg_names[k2], x) for k2, (_, _, _, l2) in enumerate(loop.segments)
+                    for (x, _), k3 in l2.items() if k3 == at]
             for blk in self.blocks:
                 label = blk[0][1]
                 if label not in region:
@@ -357,7 +355,7 @@ class _Function(LoopChecks, LoopPlan):
                         if label == loop.header and h == loop.header:
                             kept.append((phi_values[[p for p, _ in loop.phis].index(inst[2])], res_label))
                         elif label == h:
-                            kept += [(other.get(v, v), other[p]) for other, r2 in into for v, p in pairs if p in r2]
+                            kept += [(other.get(v, v), other[p]) for other, x in into for v, p in pairs if p == x]
                         c = _inst(OP_PHI, inst[1], own[inst[2]], *[w for pr in kept for w in pr])
                         out.append(c)
                         continue
@@ -366,14 +364,13 @@ class _Function(LoopChecks, LoopPlan):
                     if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH, OP_SELECTION_MERGE, OP_LOOP_MERGE):
                         for k in _label_positions(c):
                             t = c[k]
-                            c[k] = own[t] if t in region else seg_names[links[t]][t] if t in stops else t
+                            went = links.get((label, t)) if op in (OP_BRANCH, OP_BRANCH_CONDITIONAL, OP_SWITCH) else None
+                            c[k] = seg_names[went][t] if went is not None else own[t] if t in region else t
                     rid = _result(inst)
                     if rid is not None:
                         c[1 if op == OP_LABEL else 2] = own[rid]
                     out.append(c)
-                if (_op(blk[-1]) in (OP_BRANCH_CONDITIONAL, OP_SWITCH)
-                        and any(label in held_by[o] and set(_targets(blk)) & edges for o, edges in outer_edges.items())
-                        and _op(blk[-2]) not in (OP_SELECTION_MERGE, OP_LOOP_MERGE)):
+                if _op(blk[-1]) in (OP_BRANCH_CONDITIONAL, OP_SWITCH) and any((label, t) in links for t in _targets(blk)):
                     # A break, continue or back-edge of an outer loop this part does not hold:
                     # now a selection, whose ways never meet again (each ends in a return).
                     never = new()

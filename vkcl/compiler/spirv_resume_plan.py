@@ -10,8 +10,8 @@ from array import array
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
 from vkcl.compiler.spirv_resume_state import (
     OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER, OP_FUNCTION_CALL, OP_LABEL, OP_LOAD, OP_LOOP_MERGE, OP_PHI,
-    OP_RETURN, OP_RETURN_VALUE, OP_SWITCH, OP_UNREACHABLE, OP_VARIABLE, SC_INPUT, SC_PUSH_CONSTANT, SC_UNIFORM,
-    SC_UNIFORM_CONSTANT, named as _named, reach_until, targets as _targets)
+    OP_RETURN, OP_RETURN_VALUE, OP_SELECTION_MERGE, OP_SWITCH, OP_UNREACHABLE, OP_VARIABLE, SC_INPUT,
+    SC_PUSH_CONSTANT, SC_UNIFORM, SC_UNIFORM_CONSTANT, named as _named, reach_until, targets as _targets)
 from vkcl.compiler.spirv_resume_sync import keep_at_point, plan as plan_sync
 
 # The most outermost loops of an entry point made to suspend; one with more is left alone.
@@ -116,25 +116,44 @@ class LoopPlan:
             stack += _named(self.by_label[label])
         return seen
 
-    def _segments(self, header: int, chain: list[int]) -> list[tuple[int, set[int], set[int], dict[int, int]]]:
-        """What a loop's copy runs, in parts: (a header, the blocks reached from it without
-        passing the headers of the loops around it, those headers, and for each of them that the
-        part branches to the index of the part it goes on in) for the loop, then for each loop
-        around it that a part reaches (an outer loop's next trip, after a break its next outer
-        loop's), a part of its own: the parts make a tree, so that no two ways of a part's
-        branch to an outer header meet again (_copy). An outermost loop has one part: the rest
-        of the function. `chain`: the loops around it, outermost first."""
-        parts: list[tuple[int, set[int], set[int], dict[int, int]]] = []
+    def _segments(self, header: int, chain: list[int]) -> list[tuple[int, set[int], set[int], dict]]:
+        """What a loop's copy runs, in parts: (the block it starts at, the blocks it reaches, the
+        loops around it that it is inside without holding them, and for each edge that leaves
+        one of those (a back-edge to its header, an exit to its merge block: a `break` or the
+        end of its trips) the index of the part it goes on in). The first part starts at the
+        loop's header, inside all of `chain` (the loops around it, outermost first); a part
+        starting at an outer loop's header runs that loop's next trips, one starting at its
+        merge block the rest after it. Each such edge has a part of its own, so the parts make
+        a tree and no two ways of a branch that leaves a loop meet again (_copy). An outermost
+        loop has one part: the rest of the function."""
+        parts: list[tuple[int, set[int], set[int], dict]] = []
 
-        def part(h: int, stops: set[int]) -> int:
-            region = self._reach(h, stops)
+        def part(start: int, opened: list[int]) -> int:
+            shape = {o: (self._body(o), *self.by_label[o][-2][1:3]) for o in opened}
+            region, stack, leaving = set(), [start], []
+            while stack:
+                x = stack.pop()
+                if x in region:
+                    continue
+                region.add(x)
+                branches = _targets(self.by_label[x])
+                for t in _named(self.by_label[x]):
+                    left = [o for o, (body, merge, cont) in shape.items()
+                            if x in body and t in (o, merge, cont) and x != t]
+                    if t in branches and left:
+                        leaving.append((x, t, left[-1]))  # (the innermost such loop)
+                    else:
+                        stack.append(t)
             k = len(parts)
-            parts.append((h, region, stops, {}))
-            for t in sorted({t for label in region for t in _named(self.by_label[label]) if t in stops}):
-                parts[k][3][t] = part(t, set(chain[:chain.index(t)]))
+            parts.append((start, region, set(opened), {}))
+            for x, t, o in sorted(set(leaving)):
+                # the rest of o's trip from its continue target (o still around it), o's next
+                # trips from its header, or what follows o from its merge block
+                around = chain[:chain.index(o) + (t == shape[o][2] and t != o)]
+                parts[k][3][(x, t)] = part(t, around)
             return k
 
-        part(header, set(chain))
+        part(header, list(chain))
         return parts
 
     def _loop(self, header: int, number: int, chain: list[int] = ()) -> Loop | None:
@@ -147,19 +166,17 @@ class LoopPlan:
         if _op(term) == OP_BRANCH_CONDITIONAL and not ({merge, cont, header} & set(term[2:4])):
             return None  # the header branches two ways inside the loop: it keeps its merge instruction
         segments = self._segments(header, list(chain))
-        for _, region, stops, _ in segments:
-            # What follows the inner loop in its copy is no longer in the outer loop, so a
-            # `continue` or `break` of the outer loop there would be a branch out of a selection
-            # to a block that is no merge of its (the ways of a `break` after the inner loop
-            # and the end of the trip met again at the outer merge block, and llvmpipe failed
-            # to create the pipeline). Such an inner loop is left to its outer loop: the copy
-            # reaches the outer continue target from one block, and the outer merge from it.
-            for o in stops:
-                merge, cont = self.by_label[o][-2][1:3]
-                held = region & self._body(o)  # (a later loop whose header is o's merge branches back to it)
-                into_cont = [x for x in held if cont in _targets(self.by_label[x])]
-                into_merge = [x for x in held if merge in _targets(self.by_label[x])]
-                if len(into_cont) > 1 or any(x != cont for x in into_merge):
+        for _, region, _, links in segments:
+            # What follows the inner loop in its copy is no longer in the outer loop: its edges
+            # out of the outer loop's trip become selections (_copy), which a block that heads
+            # a construct of its own cannot be, and a construct the part holds must have its
+            # merge block (and continue target) there too. Otherwise the inner loop is left to
+            # its outer loop.
+            for x in region:
+                held = self.by_label[x]
+                if len(held) > 1 and _op(held[-2]) in (OP_LOOP_MERGE, OP_SELECTION_MERGE) and (
+                        any((x, t) in links for t in _targets(held))
+                        or any(t not in region for t in held[-2][1:3 if _op(held[-2]) == OP_LOOP_MERGE else 2])):
                     return None
         insts = [i for _, region, _, _ in segments for label in region for i in self.by_label[label]]
         if any(_op(i) not in _LAYOUT_KNOWN for i in insts):
@@ -170,19 +187,25 @@ class LoopPlan:
         phis = [(i[2], i[1]) for i in blk if _op(i) == OP_PHI]
         outside: list[int] = []
         seen = set()
-        for _, region, stops, _ in segments:  # values each part uses from before it: live at the header
+        parent = {k2: k for k, (_, _, _, links) in enumerate(segments) for k2 in links.values()}
+        for at, (_, region, stops, links) in enumerate(segments):  # values each part uses from before it
+            defined = set(region)  # (a part also has what the parts it comes after made)
+            up = at
+            while up in parent:
+                up = parent[up]
+                defined |= segments[up][1]
             # (a phi's values from blocks outside the part are not: the copy drops those edges,
             # and such a value may not dominate the loop, so a record could not keep it)
             used = [i[k] for label in region for i in self.by_label[label]
                     for k in (range(3, len(i), 2) if _op(i) == OP_PHI else _ids(i))
                     if _op(i) != OP_PHI or i[k + 1] in region]
-            # and what it passes to the headers of the loops around it: their phis' values on the
-            # edges from this part (a value of an earlier inner loop of the same outer trip, which
-            # this part does not hold, going on to the outer loop's next trip)
-            used += [i[k] for o in stops for i in self.by_label[o] if _op(i) == OP_PHI
-                     for k in range(3, len(i), 2) if i[k + 1] in region]
+            # and what it passes to the parts it goes on in: the phis' values there on its edges (a
+            # value of an earlier inner loop of the same outer trip, which this part does not
+            # hold, going on to the outer loop's next trip)
+            used += [i[k] for x, t in links for i in self.by_label[t] if _op(i) == OP_PHI
+                     for k in range(3, len(i), 2) if i[k + 1] == x]
             for v in used:
-                if v in seen or v not in self.defined_in or self.defined_in[v] in region:
+                if v in seen or v not in self.defined_in or self.defined_in[v] in defined:
                     continue
                 if _op(self.defs[v]) in (OP_LABEL, OP_VARIABLE):
                     continue  # a Function variable is the resumed function's too (its contents are saved)
