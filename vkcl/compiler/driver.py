@@ -424,6 +424,7 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     relaxed_atomics=opts.language_version in _RELAXED_ATOMICS_ONLY,
                                     float_modes=(caps.preserve_inf_nan, caps.preserve_denorms, caps.rounding_mode_rte),
                                     narrow_scopes=caps.narrow_memory_scopes, zero_operands=caps.negate_zero_operands,
+                                    round_even=caps.round_even_from_floor,
                                     merge_accesses=merge_accesses and caps.merge_narrow_accesses,
                                     roll_copies=merge_accesses and caps.roll_copies,
                                     barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size),

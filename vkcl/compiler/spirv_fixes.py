@@ -75,6 +75,9 @@
    generator folds `x * 0.0` to 0, `0.0 / x` to 0, `x / 0.0` to undefined, `x + 0.0` to x and
    `0.0 - x` to -x, whatever x is (inf, NaN, -0); the constant is negated through exact
    identities (`x * 0.0 = -(x * -0.0)`, `x + 0.0 = x - (-0.0)`, ...).
+22. RoundEven of doubles on llvmpipe (spirv_round_even.py): on some CPUs lavapipe rounds a
+   double's halves toward zero (rint(1.5) = 1.0, and every convert_<integer>_rte(double));
+   computed exactly from Floor instead.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -102,6 +105,7 @@ from vkcl.compiler.spirv_barrier_loops import unroll_barrier_loops
 from vkcl.compiler.spirv_merge_access import merge_narrow_accesses
 from vkcl.compiler.spirv_copy_loops import roll_copies as copy_loops
 from vkcl.compiler.spirv_scopes import narrow_memory_scopes
+from vkcl.compiler.spirv_round_even import exact_round_even
 from vkcl.compiler.spirv_zero_operands import fix_zero_operands
 from vkcl.compiler.spirv_odd_widths import widen_odd_integers
 from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
@@ -109,7 +113,7 @@ from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 37
+VERSION = 38
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -129,7 +133,8 @@ _VARIABLE_POINTER_OPS = {169: "OpSelect", 245: "OpPhi", 67: "OpPtrAccessChain", 
 def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, relaxed_atomics: bool = False,
            float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
            merge_accesses: bool = False, roll_copies: bool = False,
-           barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False, resume_limit: int = 0) -> bytes:
+           barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False, resume_limit: int = 0,
+           round_even: bool = False) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
@@ -144,7 +149,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     `barrier_loops`: (copies, size) for one-block loops with a barrier unrolled (llvmpipe's
     loop limit, spirv_barrier_loops.py; (0, 0): none); `resume_limit`: outermost loops suspend
     past this many back-edges of a work-item and resume in a later dispatch (llvmpipe's loop
-    limit, spirv_resume.py; 0: never)."""
+    limit, spirv_resume.py; 0: never); `round_even`: RoundEven of doubles computed from Floor
+    (llvmpipe, repair 22, spirv_round_even.py)."""
     data = widen_odd_integers(data)
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
@@ -168,6 +174,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
         data = narrow_memory_scopes(data)
     if zero_operands:
         data = fix_zero_operands(data)
+    if round_even:
+        data = exact_round_even(data)
     if roll_copies:
         data = copy_loops(data)
     if merge_accesses:

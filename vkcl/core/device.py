@@ -268,6 +268,7 @@ class Device(CLObject):
             merge_narrow_accesses=pd.driver_name == "llvmpipe",
             roll_copies=pd.driver_name == "llvmpipe",
             negate_zero_operands=pd.driver_name == "llvmpipe",
+            round_even_from_floor=pd.driver_name == "llvmpipe",
             **(LLVMPIPE_LOOP_UNROLL if pd.driver_name == "llvmpipe" else {}),
             max_nesting=LLVMPIPE_NESTING if pd.driver_name == "llvmpipe" else 0,
             resume_limit=((config.get("resume_limit") or (LLVMPIPE_BUDGET - LLVMPIPE_MARGIN) // llvmpipe_lanes(pd.name))
