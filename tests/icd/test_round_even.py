@@ -1,8 +1,9 @@
-"""rint and the _rte conversions of doubles (compiler/spirv_round_even.py): on lavapipe, on an
-AMD EPYC with AVX2, rint(1.5) gave 1.0, rint(-1.5) -1.0 and rint(3.5) 3.0, and every
-convert_<integer>_rte(double) with them (tests/icd/test_conversions.py failed for eight
-destination types). Checked bit for bit against numpy on halves, values next to halves, NaN,
-infinities, signed zeros, denormals and values past 2^52, as scalars and double4."""
+"""rint, trunc, round and the _rte conversions of doubles (compiler/spirv_round_even.py): on
+lavapipe, on an AMD EPYC with AVX2, rint(1.5) gave 1.0, rint(-1.5) -1.0 and rint(3.5) 3.0, and
+every convert_<integer>_rte(double) with them (tests/icd/test_conversions.py failed for eight
+destination types); trunc(-0.3), trunc(-0.0) and round(-0.3) gave +0.0. Checked bit for bit
+against numpy on halves, values next to halves, NaN, infinities, signed zeros, denormals and
+values past 2^52, as scalars and double4."""
 import pytest
 
 from checks import run_ok
@@ -15,9 +16,10 @@ plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
 dev = plat.get_devices()[0]
 ctx = cl.Context([dev]); q = cl.CommandQueue(ctx)
 src = '''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-kernel void k(global const double *a, global double *r, global double4 *r4, global int *c, global long *l) {
+kernel void k(global const double *a, global double *r, global double4 *r4, global int *c, global long *l,
+              global double *tr, global double *rd) {
     size_t i = get_global_id(0);
-    r[i] = rint(a[i]);
+    tr[i] = trunc(a[i]); rd[i] = round(a[i]); r[i] = rint(a[i]);  // (trunc's constant 0.0 first)
     c[i] = convert_int_sat_rte(a[i]);
     l[i] = convert_long_sat_rte(a[i]);
     if (i % 4 == 0) r4[i / 4] = rint(vload4(i / 4, a));
@@ -35,12 +37,20 @@ mf = cl.mem_flags
 ab = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
 r, r4 = cl.Buffer(ctx, mf.READ_WRITE, 8 * n), cl.Buffer(ctx, mf.READ_WRITE, 8 * n)
 c, l = cl.Buffer(ctx, mf.READ_WRITE, 4 * n), cl.Buffer(ctx, mf.READ_WRITE, 8 * n)
-prg.k(q, (n,), None, ab, r, r4, c, l)
-got, got4 = np.empty(n), np.empty(n)
+tr, rd = cl.Buffer(ctx, mf.READ_WRITE, 8 * n), cl.Buffer(ctx, mf.READ_WRITE, 8 * n)
+prg.k(q, (n,), None, ab, r, r4, c, l, tr, rd)
+got, got4, gtr, grd = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
 gc, gl = np.empty(n, np.int32), np.empty(n, np.int64)
-for buf, out in ((r, got), (r4, got4), (c, gc), (l, gl)):
+for buf, out in ((r, got), (r4, got4), (c, gc), (l, gl), (tr, gtr), (rd, grd)):
     cl.enqueue_copy(q, out, buf)
 want = np.rint(a)
+t = np.trunc(a)
+with np.errstate(invalid="ignore"):
+    away = np.where(np.abs(a - t) >= 0.5, t + np.sign(a), t)  # halves away from zero, exactly
+want_round = np.where(np.isfinite(a), np.copysign(away, a), a)
+for name, g, w in (("trunc", gtr, t), ("round", grd, want_round)):
+    wrong = [(x, gg, ww) for x, gg, ww in zip(a, g, w) if gg.tobytes() != ww.tobytes() and not (np.isnan(gg) and np.isnan(ww))]
+    assert not wrong, (name, wrong[:6])
 bad = [(x, g, w) for x, g, w in zip(a, got, want) if g.tobytes() != w.tobytes() and not (np.isnan(g) and np.isnan(w))]
 bad4 = [(x, g, w) for x, g, w in zip(a, got4, want) if g.tobytes() != w.tobytes() and not (np.isnan(g) and np.isnan(w))]
 def sat(w, lo, hi):

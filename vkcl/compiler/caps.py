@@ -83,8 +83,9 @@ class DeviceCaps:
     # Float operations with a constant +0.0 operand rewritten with it negated (repair 21,
     # spirv_zero_operands.py): llvmpipe folds x * 0.0 to 0, x + 0.0 to x and so on.
     negate_zero_operands: bool = False
-    # RoundEven of doubles computed from Floor (repair 22, spirv_round_even.py): llvmpipe rounds
-    # a double's halves toward zero on some CPUs (rint(1.5) gave 1.0 on an AMD EPYC with AVX2).
+    # RoundEven and Trunc of doubles computed from Floor (repair 22, spirv_round_even.py):
+    # llvmpipe rounds a double's halves toward zero on some CPUs (rint(1.5) gave 1.0 on an AMD
+    # EPYC with AVX2) and truncates (-1, -0] to +0.0.
     round_even_from_floor: bool = False
     # Every loop unrolled this many times (LLVM's -unroll-count, each copy keeping its exit test
     # where the trip count is unknown) while the unrolled loop stays under `loop_unroll_size`

@@ -75,9 +75,9 @@
    generator folds `x * 0.0` to 0, `0.0 / x` to 0, `x / 0.0` to undefined, `x + 0.0` to x and
    `0.0 - x` to -x, whatever x is (inf, NaN, -0); the constant is negated through exact
    identities (`x * 0.0 = -(x * -0.0)`, `x + 0.0 = x - (-0.0)`, ...).
-22. RoundEven of doubles on llvmpipe (spirv_round_even.py): on some CPUs lavapipe rounds a
-   double's halves toward zero (rint(1.5) = 1.0, and every convert_<integer>_rte(double));
-   computed exactly from Floor instead.
+22. RoundEven and Trunc of doubles on llvmpipe (spirv_round_even.py): on some CPUs lavapipe
+   rounds a double's halves toward zero (rint(1.5) = 1.0, and every
+   convert_<integer>_rte(double)) and truncates (-1, -0] to +0.0; computed exactly from Floor.
 
 Negative constant offsets in 64-bit pointer arithmetic. With -arch=spir64, clspv (pyclspv
 0.0.1) zero-extends a negative 32-bit constant that becomes part of a pointer index:
@@ -113,7 +113,7 @@ from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts,
 # il_lowering) changes what it gives clspv.
-VERSION = 38
+VERSION = 39
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -149,7 +149,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     `barrier_loops`: (copies, size) for one-block loops with a barrier unrolled (llvmpipe's
     loop limit, spirv_barrier_loops.py; (0, 0): none); `resume_limit`: outermost loops suspend
     past this many back-edges of a work-item and resume in a later dispatch (llvmpipe's loop
-    limit, spirv_resume.py; 0: never); `round_even`: RoundEven of doubles computed from Floor
+    limit, spirv_resume.py; 0: never); `round_even`: RoundEven and Trunc of doubles computed from Floor
     (llvmpipe, repair 22, spirv_round_even.py)."""
     data = widen_odd_integers(data)
     data = fix_mistyped_pointers(data)
