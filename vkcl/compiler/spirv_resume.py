@@ -48,8 +48,10 @@ uses from before it (the outer loops' phis among them); its copy runs in parts
 (LoopPlan._segments, a tree): the inner loop and the rest of the trip of the loop around it, up
 to that loop's back-edge, then that loop from its header on, and so on out to the end of the
 function. A back-edge or exit of a loop a part does not hold becomes a selection whose merge is
-never reached (each way ends in a return); an inner loop after which a loop around it is left
-or continued other than at its continue target is not made to suspend (LoopPlan._loop).
+never reached (each way ends in a return); each such edge goes on in a part of its own, so no
+two ways meet again. An inner loop whose copy would branch out of a trip from a block heading
+a construct of its own, or hold a construct without its merge block, is not made to suspend
+(LoopPlan._loop).
 
 Left alone: entry points with more than MAX_LOOPS outermost loops, with calls or with Function
 variables of more words or of a length that is not a constant, and loops whose saved values

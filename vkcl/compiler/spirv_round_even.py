@@ -22,6 +22,7 @@ from __future__ import annotations
 import struct
 from array import array
 
+from vkcl.compiler import spirv
 from vkcl.compiler.spirv_edit import Module, instruction
 
 OP_EXT_INST_IMPORT, OP_EXT_INST, OP_TYPE_FLOAT, OP_TYPE_VECTOR, OP_TYPE_BOOL = 11, 12, 22, 23, 20
@@ -34,7 +35,7 @@ GLSL_ROUND_EVEN, GLSL_TRUNC, GLSL_FLOOR = 2, 3, 8
 def exact_round_even(data: bytes) -> bytes:
     m = Module(data)
     glsl = next((inst[1] for inst in m.insts if m.opcode(inst) == OP_EXT_INST_IMPORT
-                 and _string(inst[2:]) == "GLSL.std.450"), None)
+                 and spirv.literal_string(inst, 2, len(inst))[0] == "GLSL.std.450"), None)
     if glsl is None:
         return data
     doubles = {tid for tid, t in m.types.items() if m.opcode(t) == OP_TYPE_FLOAT and t[2] == 64}
@@ -98,7 +99,3 @@ def exact_round_even(data: bytes) -> bytes:
     m.rewrite(each)
     return m.to_bytes()
 
-
-def _string(words) -> str:
-    raw = b"".join(w.to_bytes(4, "little") for w in words)
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
