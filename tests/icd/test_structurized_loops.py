@@ -342,7 +342,10 @@ def test_a_loop_stuck_on_its_exit_code_never_runs(python_with_icd):
 # host (tests/host_kernels.py). Seed 711 came out wrong when such an exit, going on from an
 # inner loop that ends the do-while's body, dispatched into the latch again instead of its test.
 # Seeds 144 and 186 were refused on lavapipe before (every build kept a lost or stuck loop).
-RANDOM_SEEDS = (711, 144, 186)
+# Seeds 678, 703 and 789 were refused on every device until the twenty-sixth session: LLVM's
+# jump threading read the exit local's value where it was stored and took the exit straight
+# out of the loops again; the local is volatile now (loop_exits).
+RANDOM_SEEDS = (711, 144, 186, 678, 703, 789)
 RANDOM = """
 import numpy as np, pyopencl as cl
 plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]

@@ -62,13 +62,13 @@ def test_an_exit_out_of_two_loops_goes_through_both_headers():
     assert out is not None
     # the hit stores its number and goes back to the inner header, which now also tests it
     assert "br i1 %hit, label %vkcl.exit.1, label %for.inc1" in out
-    assert "store i32 1, ptr %vkcl.loop.exit" in out
+    assert "store volatile i32 1, ptr %vkcl.loop.exit" in out
     assert out.count("icmp eq i32 %vkcl.h") == 2  # both headers
     # the inner loop's exit block passes it on to the outer header; the outer's sends it on,
     # clearing the number first
     assert "i32 1, label %for.cond ]" in out
     to = out[out.index("vkcl.e1.to1:"):]
-    assert to.split("\n")[1:3] == ["  store i32 0, ptr %vkcl.loop.exit, align 4", "  br label %if.then"]
+    assert to.split("\n")[1:3] == ["  store volatile i32 0, ptr %vkcl.loop.exit, align 4", "  br label %if.then"]
     # the latch (the increment) is not on the exit's way
     assert "vkcl.e0.rest:\n  %2 = load i32, ptr %r" in out
 
@@ -122,7 +122,7 @@ def test_a_do_while_loop_is_left_through_its_latchs_condition():
     test = out[out.index("vkcl.test.9:"):]
     assert test.split("\n")[1:3] == ["  %2 = load i32, ptr %i, align 4", "  %cmp2 = icmp ult i32 %2, %n"]
     assert "br i1 %hit, label %vkcl.exit.1, label %if.end" in out
-    assert "store i32 1, ptr %vkcl.loop.exit, align 4\n  br label %vkcl.test.9" in out
+    assert "store volatile i32 1, ptr %vkcl.loop.exit, align 4\n  br label %vkcl.test.9" in out
     # the header, the body's first block, has its stores and tests no exit
     assert "%vkcl.h" not in out[out.index("do.body:"):out.index("vkcl.exit.1:")]
     # then on through the outer loop's header, as for loops with tests at their headers

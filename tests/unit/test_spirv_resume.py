@@ -244,3 +244,34 @@ def test_loops_inside_loops_suspend_at_every_depth(monkeypatch, shape, count):
     monkeypatch.setattr(spirv_resume._Function, "plan", lambda self: planned.append(real(self)) or planned[-1])
     assert compiler.compile_source(SHAPES[shape], "", LLVMPIPE).ok
     assert [len(loops) for loops in planned] == [count]
+
+
+# tests/differential/nested_loops.py's seed 703 (three loops deep, a `return` out of two, a
+# `break`, a `goto`), which builds through loop_exits: with LLVM's unrolling its deepest loop
+# sits under loops of several exits each.
+DEEP_UNDER_EXITS = """kernel void k(global uint *o, uint n, uint m) { uint g = get_global_id(0), s = g, t = 0; uint i0; uint i1; uint i2; uint i5;
+#pragma nounroll
+for (i0 = 0; i0 < 3u; i0++) { s = s * 1103515245u + (i0 ^ 85339u); t++; if ((s % 1009u) == 56u) continue; i1 = 0;
+#pragma nounroll
+do { i1++; s = s * 1103515245u + (i1 ^ 1875u); t++; if ((s % 13u) == 6u) { o[2 * g] = s ^ 0xABCDu; o[2 * g + 1] = t; return; }
+#pragma nounroll
+for (i2 = 0; i2 < n + g; i2++) { s = s * 1103515245u + (i2 ^ 21168u); t++; if ((s % 13u) == 9u) break; } } while (i1 < n); }
+for (i5 = 0; i5 < n + g; i5++) { s = s * 1103515245u + (i5 ^ 19782u); t++; if ((s % 211u) == 95u) goto out; } out: ;
+ o[2 * g] = s; o[2 * g + 1] = t; }"""
+
+
+@pytest.mark.timeout(120)
+def test_copies_past_the_growth_limit_are_left_to_the_loop_around(monkeypatch):
+    # each edge out of a loop around an inner loop gets a part of the copy (_segments), so the
+    # parts multiply with the depth: this kernel's deepest copy came to 271 parts of 33,591
+    # blocks (from 314) and the build ran for many minutes; past MAX_COPY_GROWTH the loop is
+    # left to the loop around it, and the loops that fit still suspend
+    monkeypatch.setenv("VKCL_CACHE", "0")
+    planned = []
+    real = spirv_resume._Function.plan
+    monkeypatch.setattr(spirv_resume._Function, "plan", lambda self: planned.append((self, real(self))) or planned[-1][1])
+    assert compiler.compile_source(DEEP_UNDER_EXITS, "", LLVMPIPE).ok
+    fn, loops = planned[-1]
+    assert any(len(loop.segments) > 1 for loop in loops), "inner loops suspend"
+    for loop in loops:
+        assert sum(len(region) for _, region, _, _ in loop.segments) <= spirv_resume_plan.MAX_COPY_GROWTH * len(fn.blocks)

@@ -14,9 +14,15 @@ each such edge stores its number in a new local and goes to its innermost loop's
 further back-edge; every loop it leaves tests the local at its header (`cond && exit == 0`),
 and where that loop's exit block is inside the next loop it leaves, goes on from there to that
 loop's header, so that each loop leaves at its header; after the outermost loop it leaves, the
-local is cleared and the edge reaches its old target. The code between is not run: a loop's
-latch (its increment) is skipped, as the exit skipped it. A do-while loop tests its condition
-in its latch, not its header (the body's first block): the exits then go to that test instead.
+local is cleared and the edge reaches its old target (a target that only branches back to
+that exit block, the block of a `break`, goes on after the dispatch instead: the cleared local
+cannot send it round again). The code between is not run: a loop's latch (its increment) is
+skipped, as the exit skipped it. The local is volatile: LLVM's jump threading and CFG
+simplification otherwise read it where an exit stored it and took the exit straight out of the
+loops again, which undid the routing (tests/differential/nested_loops.py's seeds 678, 689, 703,
+715, 721 and 799 were refused on every device for it until the twenty-sixth session). A
+do-while loop tests its condition in its latch, not its header (the body's first block): the
+exits then go to that test instead.
 Where the test's block has side effects first (the `i++` of `do { ... i++; } while (i < n)`),
 what follows the last of them (the loads and compare of the condition) becomes a block of its
 own that the exits enter, so they run no side effect again. Where a do-while's body ends in an
@@ -211,13 +217,13 @@ def _rewrite_function(f: _Function) -> bool:
         name = f"vkcl.exit.{number}"
         f.body[b][k] = re.sub(rf'label %{re.escape(t)}(?=[,\s\]]|$)', f"label %{name}", f.body[b][k])
         if name not in f.body:
-            new_block(name, [f"  store i32 {number}, ptr {EXIT}, align 4", f"  br label %{tests[left[0]]}"], b)
+            new_block(name, [f"  store volatile i32 {number}, ptr {EXIT}, align 4", f"  br label %{tests[left[0]]}"], b)
     # Tests: leave when an exit is under way.
     for n, (h, (k, m, out)) in enumerate(headers.items()):
         indent, cond, a, b, rest = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5) or ""
         x, quiet, go = f"%vkcl.h{n}.x", f"%vkcl.h{n}.quiet", f"%vkcl.h{n}.go"
         inside = a if out == b else b
-        f.body[h][k:k + 1] = [f"{indent}{x} = load i32, ptr {EXIT}, align 4",
+        f.body[h][k:k + 1] = [f"{indent}{x} = load volatile i32, ptr {EXIT}, align 4",
                               f"{indent}{quiet} = icmp eq i32 {x}, 0",
                               f"{indent}{go} = and i1 {cond}, {quiet}",
                               f"{indent}br i1 {go}, label %{inside}, label %{out}{rest}"]
@@ -230,16 +236,28 @@ def _rewrite_function(f: _Function) -> bool:
         # loop) goes on to its own test, after this dispatch: the default arm.
         arms = " ".join(f"i32 {number}, label %{nxt if nxt else f'vkcl.e{n}.to{number}'}"
                         for number, nxt in cases[block] if nxt != block)
-        f.body[block] = [f"  %vkcl.e{n}.x = load i32, ptr {EXIT}, align 4",
+        f.body[block] = [f"  %vkcl.e{n}.x = load volatile i32, ptr {EXIT}, align 4",
                          f"  switch i32 %vkcl.e{n}.x, label %{rest} [ {arms} ]"]
         for number, nxt in cases[block]:
             if nxt is None:
-                new_block(f"vkcl.e{n}.to{number}", [f"  store i32 0, ptr {EXIT}, align 4",
-                                                    f"  br label %{targets[number]}"], block)
+                # (a `break` whose block only branches back to this exit block goes on after the
+                # dispatch: the local is cleared and cannot be read as an exit again)
+                target = targets[number] if _forwarded(f, targets[number]) != block else rest
+                new_block(f"vkcl.e{n}.to{number}", [f"  store volatile i32 0, ptr {EXIT}, align 4",
+                                                    f"  br label %{target}"], block)
         new_block(rest, lines, block)
     entry = f.order[0]
-    f.body[entry][0:0] = [f"  {EXIT} = alloca i32, align 4", f"  store i32 0, ptr {EXIT}, align 4"]
+    f.body[entry][0:0] = [f"  {EXIT} = alloca i32, align 4", f"  store volatile i32 0, ptr {EXIT}, align 4"]
     return True
+
+
+def _forwarded(f: _Function, label: str) -> str:
+    """Where `label` leads through blocks that hold nothing but an unconditional branch."""
+    seen = set()
+    while label not in seen and len(f.body[label]) == 1 and f.body[label][0].strip().startswith("br label "):
+        seen.add(label)
+        label = _LABEL_REF.findall(f.body[label][0])[0]
+    return label
 
 
 def _pure(f: _Function, label: str) -> bool:

@@ -26,6 +26,13 @@ MAX_LOOPS = 6
 # ones, a lane's each) took 0.3 s to build and launch with the outer loop alone, 0.9 s with all
 # five (a float8's with all nine: 3.2 s instead of 0.45, so it keeps its outer loop alone).
 MAX_WITH_INNER = 8
+# The most blocks a loop's copy may hold in all its parts, as a multiple of the function's
+# blocks. Each edge out of a loop around an inner loop gets a part of its own (_segments), so
+# the parts grow with the product of those edges over the depth: an inner loop four deep under
+# loops of several exits each (LLVM's unrolling, loop_exits' routing) made 271 parts of 33,591
+# blocks from a function of 314, and the pass ran for minutes. Such a loop is left to the loop
+# around it.
+MAX_COPY_GROWTH = 4
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -43,6 +50,10 @@ class Loop:
 
     __slots__ = ("number", "header", "merge", "cont", "region", "segments", "phis", "saved", "remat", "words",
                  "sync", "count_vote", "size")
+
+
+class _TooLarge(Exception):
+    """A loop's copy would pass MAX_COPY_GROWTH."""
 
 
 class LoopPlan:
@@ -125,8 +136,9 @@ class LoopPlan:
         starting at an outer loop's header runs that loop's next trips, one starting at its
         merge block the rest after it. Each such edge has a part of its own, so the parts make
         a tree and no two ways of a branch that leaves a loop meet again (_copy). An outermost
-        loop has one part: the rest of the function."""
+        loop has one part: the rest of the function. Raises _TooLarge past MAX_COPY_GROWTH."""
         parts: list[tuple[int, set[int], set[int], dict]] = []
+        budget = [MAX_COPY_GROWTH * len(self.blocks)]
 
         def part(start: int, opened: list[int]) -> int:
             shape = {o: (self._body(o), *self.by_label[o][-2][1:3]) for o in opened}
@@ -144,6 +156,9 @@ class LoopPlan:
                         leaving.append((x, t, left[-1]))  # (the innermost such loop)
                     else:
                         stack.append(t)
+            budget[0] -= len(region)
+            if budget[0] < 0:
+                raise _TooLarge
             k = len(parts)
             parts.append((start, region, set(opened), {}))
             for x, t, o in sorted(set(leaving)):
@@ -165,7 +180,10 @@ class LoopPlan:
             return None
         if _op(term) == OP_BRANCH_CONDITIONAL and not ({merge, cont, header} & set(term[2:4])):
             return None  # the header branches two ways inside the loop: it keeps its merge instruction
-        segments = self._segments(header, list(chain))
+        try:
+            segments = self._segments(header, list(chain))
+        except _TooLarge:
+            return None
         for _, region, _, links in segments:
             # What follows the inner loop in its copy is no longer in the outer loop: its edges
             # out of the outer loop's trip become selections (_copy), which a block that heads
