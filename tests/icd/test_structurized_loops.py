@@ -367,3 +367,15 @@ def test_random_nested_loops_compute_what_the_host_does(python_with_icd, seed, t
     exe = host_kernels.build_source(src, tmp_path, "k")
     want = {(n, m): [int(x) for x in host_kernels.run(exe, n, m).split()] for n, m in ((40, 7), (3, 0), (100, 9))}
     _passes(python_with_icd, f"SRC, WANT = {src!r}, {want!r}\n" + RANDOM)
+
+
+# Loops left by a `return` out of the loop around them that loop_exits left alone until the
+# twenty-sixth session (the programs were refused on every device): a condition taking its
+# block's side effect's value (`while (++i < n)`, a do-while's `while (++i < n)`) and a
+# `return` from a `switch`. Against their source built for the host.
+@pytest.mark.parametrize("name", ["exit_preincrement_while", "exit_preincrement_do_while", "exit_from_switch"])
+def test_exits_loop_exits_once_left_alone_compute_what_the_host_does(python_with_icd, name, tmp_path):
+    src = (Path(__file__).resolve().parent.parent / "kernels" / f"{name}.cl").read_text()
+    exe = host_kernels.build_source(src, tmp_path, "k")
+    want = {(n, m): [int(x) for x in host_kernels.run(exe, n, m).split()] for n, m in ((40, 7), (3, 0), (7, 40))}
+    _passes(python_with_icd, f"SRC, WANT = {src!r}, {want!r}\n" + RANDOM)

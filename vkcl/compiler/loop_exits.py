@@ -25,13 +25,16 @@ do-while loop tests its condition in its latch, not its header (the body's first
 exits then go to that test instead.
 Where the test's block has side effects first (the `i++` of `do { ... i++; } while (i < n)`),
 what follows the last of them (the loads and compare of the condition) becomes a block of its
-own that the exits enter, so they run no side effect again. Where a do-while's body ends in an
-inner loop, the inner loop's exit block is the do-while's test: an exit going on from there
-enters that test (the dispatch's default), not the block again. Left as they are (the program is
-then refused as before): loops with no such block (several latches that test a condition),
-conditions using a value their block's side effects made
-(`while (++i < n)`), exits from a `switch`, blocks with phis where edges are added, and
-functions with indirect branches.
+own that the exits enter, so they run no side effect again; a value made before them that the
+condition uses (`while (++i < n)`) reaches it through a local of its own (since the twenty-sixth
+session; an exit entering there leaves whatever the local holds, its number being set). Where a
+do-while's body ends in an inner loop, the inner loop's exit block is the do-while's test: an
+exit going on from there enters that test (the dispatch's default), not the block again. An exit
+from a `switch` (a `return` in a case) is routed as a branch's is (since the twenty-sixth
+session). Left as they are (the program is then refused as before): loops with no such block
+(several latches that test a condition), conditions taking a vector or aggregate value their
+block's side effects made, blocks with phis where edges are added, and functions with indirect
+branches.
 """
 from __future__ import annotations
 
@@ -57,6 +60,7 @@ class _Unsupported(Exception):
 class _Function:
     def __init__(self, lines: list[str]):
         self.head, self.end = lines[0], lines[-1]
+        self.prologue: list[str] = []  # allocas of values kept for a split test (_split_after_side_effects)
         self.order: list[str] = ["<entry>"]  # an unnamed first block, until a label names it
         self.body: dict[str, list[str]] = {"<entry>": []}
         for line in lines[1:-1]:
@@ -211,11 +215,13 @@ def _rewrite_function(f: _Function) -> bool:
     # The edges: the exit's number into the local, then to the innermost loop's test.
     for b, t, left in edges:
         k, text = f.terminator(b)
-        if not text.startswith("br "):
-            raise _Unsupported("an exit from a switch")
         number = numbers[(t, tuple(left))]
         name = f"vkcl.exit.{number}"
-        f.body[b][k] = re.sub(rf'label %{re.escape(t)}(?=[,\s\]]|$)', f"label %{name}", f.body[b][k])
+        # (a switch's arms run on over the lines after it, to its `]`)
+        end = k + 1 if text.startswith("br ") else next(j for j in range(k, len(f.body[b]))
+                                                         if f.body[b][j].strip().startswith("]")) + 1
+        for j in range(k, end):
+            f.body[b][j] = re.sub(rf'label %{re.escape(t)}(?=[,\s\]]|$)', f"label %{name}", f.body[b][j])
         if name not in f.body:
             new_block(name, [f"  store volatile i32 {number}, ptr {EXIT}, align 4", f"  br label %{tests[left[0]]}"], b)
     # Tests: leave when an exit is under way.
@@ -247,7 +253,8 @@ def _rewrite_function(f: _Function) -> bool:
                                                     f"  br label %{target}"], block)
         new_block(rest, lines, block)
     entry = f.order[0]
-    f.body[entry][0:0] = [f"  {EXIT} = alloca i32, align 4", f"  store volatile i32 0, ptr {EXIT}, align 4"]
+    f.body[entry][0:0] = [f"  {EXIT} = alloca i32, align 4", f"  store volatile i32 0, ptr {EXIT}, align 4",
+                          *f.prologue]
     return True
 
 
@@ -258,6 +265,24 @@ def _forwarded(f: _Function, label: str) -> str:
         seen.add(label)
         label = _LABEL_REF.findall(f.body[label][0])[0]
     return label
+
+
+_CAST = re.compile(r"= (?:zext|sext|trunc|bitcast|fptoui|fptosi|uitofp|sitofp|fpext|fptrunc|ptrtoint|inttoptr|"
+                   r"addrspacecast) .* to (\S+)\s*(?:,.*)?$")
+_LOAD = re.compile(r"= load (?:volatile )?([^,]+),")
+_BINARY = re.compile(r"= (?:add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|fadd|fsub|fmul|fdiv|frem|fneg)"
+                     r"(?: (?:nuw|nsw|exact|disjoint|fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))* ([a-z]\w*) ")
+
+
+def _result_type(line: str) -> str | None:
+    """The type of the value a scalar instruction defines, where the line says it plainly."""
+    if re.search(r"= [if]cmp \w+ [a-z]\w* ", line):
+        return "i1"
+    for pattern in (_LOAD, _CAST, _BINARY):
+        m = pattern.search(line)
+        if m and re.fullmatch(r"i\d+|half|float|double|ptr(?: addrspace\(\d+\))?", m.group(1).strip()):
+            return m.group(1).strip()
+    return None
 
 
 def _pure(f: _Function, label: str) -> bool:
@@ -280,15 +305,30 @@ def _test_block(f: _Function, h: str, body: set[str], preds: dict[str, list[str]
 def _split_after_side_effects(f: _Function, label: str, loops: dict[str, set[str]],
                               preds: dict[str, list[str]]) -> str | None:
     """A new block holding what follows `label`'s last side effect (the loads and compare of
-    its condition, and its branch), `label` branching to it; None where that part uses a value
-    the first part defines (an exit entering there would not have it)."""
+    its condition, and its branch), `label` branching to it. A value of the first part that the
+    new block uses goes there through a local (an exit entering there would not have it); None
+    where its type is not known (_result_type)."""
     lines = f.body[label]
     k, _ = f.terminator(label)
     last = max(j for j in range(k) if _SIDE_EFFECTS.search(lines[j]) and not _PURE_CALL.search(lines[j]))
     head, tail = lines[:last + 1], lines[last + 1:]
-    defined = [m.group(1) for line in head for m in [re.match(rf"\s*(%{_ID}) = ", line)] if m]
-    if any(re.search(rf"{re.escape(name)}(?![-\w.$])", line) for name in defined for line in tail):
-        return None
+    for j, line in enumerate(list(head)):
+        m = re.match(rf"\s*(%{_ID}) = ", line)
+        use = re.compile(rf"{re.escape(m.group(1))}(?![-\w.$])") if m else None
+        if use is None or not any(use.search(x) for x in tail):
+            continue
+        # A value the condition takes from the side effects' part (`while (++i < n)`) is kept in
+        # a local of its own and loaded again after them, where exits enter too (their test
+        # leaves whatever it holds: the exit number is set).
+        ty = _result_type(line)
+        if ty is None:
+            return None
+        keep = f"%vkcl.keep.{len(f.prologue)}"
+        f.prologue += [f"  {keep} = alloca {ty}", f"  store {ty} zeroinitializer, ptr {keep}"]
+        head.insert(head.index(line) + 1, f"  store {ty} {m.group(1)}, ptr {keep}")
+        again = f"{keep}.v"
+        tail = [use.sub(again, x) for x in tail]
+        tail.insert(0, f"  {again} = load {ty}, ptr {keep}")
     new = f"vkcl.test.{len(f.order)}"
     f.body[label] = head + [f"  br label %{new}"]
     f.order.insert(f.order.index(label) + 1, new)
