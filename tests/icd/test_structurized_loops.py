@@ -353,10 +353,10 @@ ctx = cl.Context([plat.get_devices()[0]]); q = cl.CommandQueue(ctx)
 prg = cl.Program(ctx, SRC).build()
 for (n, m), want in WANT.items():
     o = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.full(32, 7, np.uint32))
-    prg.k(q, (16,), None, o, np.uint32(n), np.uint32(m))
+    ev = prg.k(q, (16,), None, o, np.uint32(n), np.uint32(m))
     got = np.empty(32, np.uint32); cl.enqueue_copy(q, got, o)
-    if got.tolist() != want:
-        print("FAIL", n, m, got.tolist(), want)
+    if got.tolist() != want or ev.command_execution_status != 0:  # (CL_OUT_OF_RESOURCES: cut short)
+        print("FAIL", n, m, ev.command_execution_status, got.tolist(), want)
 print("OK")
 """
 
@@ -378,4 +378,17 @@ def test_exits_loop_exits_once_left_alone_compute_what_the_host_does(python_with
     src = (Path(__file__).resolve().parent.parent / "kernels" / f"{name}.cl").read_text()
     exe = host_kernels.build_source(src, tmp_path, "k")
     want = {(n, m): [int(x) for x in host_kernels.run(exe, n, m).split()] for n, m in ((40, 7), (3, 0), (7, 40))}
+    _passes(python_with_icd, f"SRC, WANT = {src!r}, {want!r}\n" + RANDOM)
+
+
+# Random kernels whose loops, after LLVM's forced unrolling on llvmpipe, outnumbered those that
+# may suspend (spirv_resume_plan.MAX_WITH_INNER): with n = 300 their inner loops outran the
+# budget and the launches failed as cut (CL_OUT_OF_RESOURCES) until the twenty-sixth session,
+# when such programs were first built with their loops rolled (driver; seed 145's loop four
+# deep also needed spirv_resume_plan.MIN_COPY_BLOCKS).
+@pytest.mark.parametrize("seed", [133, 145])
+def test_long_random_nested_loops_run_to_the_end(python_with_icd, seed, tmp_path):
+    src = nested_loops.kernel(random.Random(seed))
+    exe = host_kernels.build_source(src, tmp_path, "k")
+    want = {(n, m): [int(x) for x in host_kernels.run(exe, n, m).split()] for n, m in ((300, 7), (40, 300))}
     _passes(python_with_icd, f"SRC, WANT = {src!r}, {want!r}\n" + RANDOM)

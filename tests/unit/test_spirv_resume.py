@@ -274,4 +274,20 @@ def test_copies_past_the_growth_limit_are_left_to_the_loop_around(monkeypatch):
     fn, loops = planned[-1]
     assert any(len(loop.segments) > 1 for loop in loops), "inner loops suspend"
     for loop in loops:
-        assert sum(len(region) for _, region, _, _ in loop.segments) <= spirv_resume_plan.MAX_COPY_GROWTH * len(fn.blocks)
+        assert sum(len(region) for _, region, _, _ in loop.segments) <= max(
+            spirv_resume_plan.MAX_COPY_GROWTH * len(fn.blocks), spirv_resume_plan.MIN_COPY_BLOCKS)
+
+
+def test_outnumbered_counts_the_loops_that_may_suspend():
+    # the driver builds a program again with its loops rolled where LLVM's forced unrolling left
+    # more loops than may suspend (tests/icd/test_structurized_loops.py runs two such kernels)
+    def kernel(outer, inner):
+        body = " ".join(f"for (uint i = 0; i < n + {k}u; i++) {{ s = s * 3u + a[i & 7u];"
+                        + (f" for (uint j = 0; j < n; j++) s ^= a[j & 7u] + {k}u;" if k < inner else "") + " }"
+                        for k in range(outer))
+        return f"kernel void k(global uint *o, global const uint *a, uint n) {{ uint s = 1; {body} o[0] = s; }}"
+    limit, total = spirv_resume_plan.MAX_LOOPS, spirv_resume_plan.MAX_WITH_INNER
+    for outer, inner, many in ((limit, 0, False), (limit + 1, 0, True), (total // 2, total // 2, False),
+                               (total // 2 + 1, total // 2, True)):
+        r = compiler.compile_source(kernel(outer, inner), "", OTHER)
+        assert spirv_resume_plan.outnumbered(r.spirv) is many, (outer, inner)

@@ -23,7 +23,8 @@ from typing import Union
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, loop_exits, packed_locals,
                            pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes,
-                           spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf, spirv_single_pass_loops,
+                           spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf, spirv_resume_plan,
+                           spirv_single_pass_loops,
                            struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
@@ -280,6 +281,16 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                 and any(_waits_at_barriers(s, opts.include_dirs, headers) for s in inputs)):
             rolled = build(**{**shape, "unroll_loops": False})
             if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
+                (out, renamed, args), shape["unroll_loops"] = rolled, False
+        # llvmpipe suspends long loops (spirv_resume) but at most MAX_LOOPS outermost ones, or
+        # MAX_WITH_INNER with those inside them, and LLVM's forced unrolling multiplies loops (an
+        # outer loop of three trips holding a `for` holding two loops, unrolled: nine or more,
+        # whose long inner loops were then cut short): such a program is built again with its
+        # loops rolled, and that build taken where all its loops may suspend.
+        if (out.ok and caps.resume_limit and caps.loop_unroll_count and output_kind == "spirv"
+                and shape["unroll_loops"] and spirv_resume_plan.outnumbered(out.binary)):
+            rolled = build(**{**shape, "unroll_loops": False})
+            if rolled[0].ok and not spirv_resume_plan.outnumbered(rolled[0].binary):
                 (out, renamed, args), shape["unroll_loops"] = rolled, False
         # clspv's SPIR-V writer crashed on valid programs whose rotated loops the structurizer
         # left in some shapes (a do-while around a `for` left by a `break`, a loop after them

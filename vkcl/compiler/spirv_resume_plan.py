@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from array import array
 
+from vkcl.compiler import spirv
 from vkcl.compiler.spirv_barrier_loops import _COPYABLE, _ids
+from vkcl.compiler.spirv_edit import Module
 from vkcl.compiler.spirv_resume_state import (
     OP_BRANCH_CONDITIONAL, OP_CONTROL_BARRIER, OP_FUNCTION_CALL, OP_LABEL, OP_LOAD, OP_LOOP_MERGE, OP_PHI,
     OP_RETURN, OP_RETURN_VALUE, OP_SELECTION_MERGE, OP_SWITCH, OP_UNREACHABLE, OP_VARIABLE, SC_INPUT,
@@ -31,8 +33,9 @@ MAX_WITH_INNER = 8
 # the parts grow with the product of those edges over the depth: an inner loop four deep under
 # loops of several exits each (LLVM's unrolling, loop_exits' routing) made 271 parts of 33,591
 # blocks from a function of 314, and the pass ran for minutes. Such a loop is left to the loop
-# around it.
-MAX_COPY_GROWTH = 4
+# around it. A small function's copies may hold MIN_COPY_BLOCKS all the same (a loop four deep
+# in a function of 19 blocks: 34 parts, 222 blocks).
+MAX_COPY_GROWTH, MIN_COPY_BLOCKS = 4, 512
 # Computed again on resumption rather than saved: instructions without side effects whose
 # operands are module-scope or themselves computed again; loads only from memory a launch
 # cannot change.
@@ -43,6 +46,26 @@ _LAYOUT_KNOWN = _COPYABLE | {OP_SWITCH, OP_RETURN, OP_RETURN_VALUE, OP_UNREACHAB
 
 def _op(inst: array) -> int:
     return inst[0] & 0xFFFF
+
+
+def outnumbered(data: bytes) -> bool:
+    """Whether a function of the module has more loops than may suspend: more than MAX_LOOPS
+    outermost ones, or more than MAX_WITH_INNER with those inside them (the driver then tries
+    the program with its loops rolled: LLVM's forced unrolling multiplies loops)."""
+    insts = Module(data).insts
+    starts = [k for k, inst in enumerate(insts) if _op(inst) == 54]  # OpFunction
+    for k in starts:
+        end = next(j for j in range(k, len(insts)) if _op(insts[j]) == 56)  # OpFunctionEnd
+        if not any(_op(inst) == OP_LABEL for inst in insts[k:end]):
+            continue  # a declaration
+        _, blocks, _ = spirv.function_blocks(insts[k:end + 1])
+        by_label = {blk[0][1]: blk for blk in blocks}
+        headers = [blk[0][1] for blk in blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
+        bodies = {h: reach_until(by_label, h, by_label[h][-2][1]) for h in headers}
+        outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+        if len(outermost) > MAX_LOOPS or len(headers) > MAX_WITH_INNER:
+            return True
+    return False
 
 
 class Loop:
@@ -138,7 +161,7 @@ class LoopPlan:
         a tree and no two ways of a branch that leaves a loop meet again (_copy). An outermost
         loop has one part: the rest of the function. Raises _TooLarge past MAX_COPY_GROWTH."""
         parts: list[tuple[int, set[int], set[int], dict]] = []
-        budget = [MAX_COPY_GROWTH * len(self.blocks)]
+        budget = [max(MAX_COPY_GROWTH * len(self.blocks), MIN_COPY_BLOCKS)]
 
         def part(start: int, opened: list[int]) -> int:
             shape = {o: (self._body(o), *self.by_label[o][-2][1:3]) for o in opened}
