@@ -10,6 +10,7 @@ spirv_single_pass_loops.py) and llvmpipe's control flow (spirv_nesting.py, the l
 
     OCL_ICD_VENDORS=<dir with vkcl.icd and pocl.icd> python tests/differential/nested_loops.py 100 150
     NESTED_LOOPS_PEER=nvidia ... python tests/differential/nested_loops.py 100 150   # on the H200
+    NESTED_LOOPS_SHAPES=extended ...    # also `while (++i < n)` loops and `switch` exits
 
 Arguments: the first seed, the number of kernels, and optionally n (the `n` argument, 40).
 Prints each kernel vkcl refused, cut or computed differently (with its source), then the
@@ -24,6 +25,10 @@ import numpy as np
 import pyopencl as cl
 
 PEER = os.environ.get("NESTED_LOOPS_PEER", "portable")  # a platform name's start: PoCL's "Portable ..."
+# NESTED_LOOPS_SHAPES=extended adds loops whose condition takes the value its block's increment
+# made (`while (++i < n)`, `do ... while (++i < n)`) and exits from a `switch` (other kernels for
+# the same seeds; without it, each seed's kernel is the one earlier runs recorded).
+EXTENDED = os.environ.get("NESTED_LOOPS_SHAPES") == "extended"
 G = 16
 
 
@@ -37,18 +42,24 @@ def kernel(rng: random.Random) -> str:
     def loop(depth: int) -> str:
         v = f"i{depth}"
         decls.append(f"uint {v};")
-        kind = rng.choice(["for", "for", "while", "do"])
+        kind = rng.choice(["for", "for", "while", "do"] + (["prewhile", "predo"] if EXTENDED else []))
         bound = rng.choice(["n", "m", "3u", "(g % 5u) + 1u", "n + g"])
         pragma = "\n#pragma nounroll\n" if rng.random() < 0.4 else "\n"
         body = [f"s = s * 1103515245u + ({v} ^ {rng.randrange(1, 99999)}u); t++;"]
+        returned = "o[2 * g] = s ^ 0xABCDu; o[2 * g + 1] = t; return;"
         if depth < rng.choice([1, 2, 2, 3]):
             body.append(loop(depth + 1))
         for _ in range(rng.choice([0, 1, 1, 2])):
             k = rng.choice([7, 13, 97, 211, 1009])
             cond = f"(s % {k}u) == {rng.randrange(k)}u"
-            exit_kind = rng.choice(["ret", "goto", "break", "continue", "nothing"])
+            exit_kind = rng.choice(["ret", "goto", "break", "continue", "nothing"] + (["switch"] if EXTENDED else []))
             if exit_kind == "ret":
-                stmt = f"if ({cond}) {{ o[2 * g] = s ^ 0xABCDu; o[2 * g + 1] = t; return; }}"
+                stmt = f"if ({cond}) {{ {returned} }}"
+            elif exit_kind == "switch":
+                leave = rng.choice([returned, "goto out;", "continue;"])
+                uses_label[0] = uses_label[0] or leave == "goto out;"
+                hit, other = rng.sample(range(k), 2)
+                stmt = f"switch (s % {k}u) {{ case {hit}u: {leave} case {other}u: s ^= 0x55u; break; default: break; }}"
             elif exit_kind == "goto":
                 uses_label[0] = True
                 stmt = f"if ({cond}) goto out;"
@@ -62,6 +73,10 @@ def kernel(rng: random.Random) -> str:
             return f"{pragma}for ({v} = 0; {v} < {bound}; {v}++) {{ {inner} }}"
         if kind == "while":
             return f"{v} = 0;{pragma}while ({v} < {bound}) {{ {v}++; {inner} }}"
+        if kind == "prewhile":
+            return f"{v} = 0;{pragma}while (++{v} < {bound}) {{ {inner} }}"
+        if kind == "predo":
+            return f"{v} = 0;{pragma}do {{ {inner} }} while (++{v} < {bound});"
         return f"{v} = 0;{pragma}do {{ {v}++; {inner} }} while ({v} < {bound});"
 
     nest = loop(0)

@@ -26,8 +26,14 @@ SEEDS = (678, 679, 684, 687, 711, 713, 714, 100, 119, 641, 700, 701)
 COUNTS = ((40, 7), (3, 0), (0, 5), (100, 100))
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_the_rewrite_computes_what_the_kernel_did(seed, tmp_path):
+# and with NESTED_LOOPS_SHAPES=extended: `switch` exits (103, 112, 113) and `++i` conditions
+# (100, 101, 110), which loop_exits routes since the twenty-sixth session
+EXTENDED_SEEDS = (100, 101, 103, 110, 112, 113)
+
+
+@pytest.mark.parametrize("seed, extended", [(s, False) for s in SEEDS] + [(s, True) for s in EXTENDED_SEEDS])
+def test_the_rewrite_computes_what_the_kernel_did(seed, extended, tmp_path, monkeypatch):
+    monkeypatch.setattr(nested_loops, "EXTENDED", extended)
     ir = front_ir(nested_loops.kernel(random.Random(seed)), compiler.parse_options("").clspv_args(CAPS))
     rewritten = loop_exits.rewrite(ir)
     assert rewritten is not None, "the kernel has exits out of several loops"
@@ -94,3 +100,4 @@ def test_shapes_left_alone_before_are_routed_and_compute_the_same(shape, tmp_pat
         expected = run(before, n, m)
         assert expected != "hang"
         assert run(after, n, m) == expected, (n, m)
+
