@@ -190,6 +190,9 @@ def _waits_at_barriers(source: bytes, include_dirs=(), headers: dict | None = No
     return includes.mentions(_BARRIER, source, include_dirs, headers)
 
 
+_LOOP = re.compile(rb"\b(?:for|while)\b")  # (a do-while ends in `while`)
+
+
 def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
              binary_type: str, headers: dict | None = None, cacheable: bool = True,
              check_bounds: bool | None = None) -> CompileResult:
@@ -287,8 +290,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # outer loop of three trips holding a `for` holding two loops, unrolled: nine or more,
         # whose long inner loops were then cut short): such a program is built again with its
         # loops rolled, and that build taken where all its loops may suspend.
+        # (Only where the program's own source has loops: the builtins' loops, one a lane of a
+        # vector `remquo`, are the same rolled.)
         if (out.ok and caps.resume_limit and caps.loop_unroll_count and output_kind == "spirv"
-                and shape["unroll_loops"] and spirv_resume_plan.outnumbered(out.binary)):
+                and shape["unroll_loops"] and spirv_resume_plan.outnumbered(out.binary)
+                and any(includes.mentions(_LOOP, s, opts.include_dirs, headers) for s in inputs)):
             rolled = build(**{**shape, "unroll_loops": False})
             if rolled[0].ok and not spirv_resume_plan.outnumbered(rolled[0].binary):
                 (out, renamed, args), shape["unroll_loops"] = rolled, False
