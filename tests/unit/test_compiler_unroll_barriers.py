@@ -6,7 +6,7 @@ it more than UNROLLED_GROWTH_LIMIT times, and is unrolled otherwise (pyopencl's 
 long loops need it on lavapipe, grows about 4 times)."""
 from vkcl import compiler
 from vkcl.compiler import spirv_extra_lanes, spirv_loop_cuts
-from vkcl.compiler.driver import UNROLLED_GROWTH_LIMIT
+from vkcl.compiler.build_ways import UNROLLED_GROWTH_LIMIT
 
 UNROLLING = compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000)
 

@@ -21,11 +21,10 @@ from pathlib import Path, PurePosixPath
 from typing import Union
 
 from vkcl import log, trace
-from vkcl.compiler import (argument_layout, byvalue_args, cache, diagnostics, il as il_mod, loop_exits, packed_locals,
-                           pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds, spirv_fixes,
-                           spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf, spirv_resume_plan,
-                           spirv_single_pass_loops,
-                           struct_copies, toolchain, vector_inserts)
+from vkcl.compiler import (argument_layout, build_ways, byvalue_args, cache, diagnostics, il as il_mod, loop_exits,
+                           packed_locals, pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds,
+                           spirv_fixes, spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf,
+                           spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
 from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps
@@ -181,18 +180,6 @@ def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
         path.write_bytes(text.encode() if isinstance(text, str) else bytes(text))
 
 
-UNROLLED_GROWTH_LIMIT = 8
-# Work-group barriers, and the builtins that wait at one (async copies, work-group collectives).
-_BARRIER = re.compile(rb"barrier\b|\bwork_group_\w|\bwait_group_events\b|\basync_work_group")
-
-
-def _waits_at_barriers(source: bytes, include_dirs=(), headers: dict | None = None) -> bool:
-    return includes.mentions(_BARRIER, source, include_dirs, headers)
-
-
-_LOOP = re.compile(rb"\b(?:for|while)\b")  # (a do-while ends in `while`)
-
-
 def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
              binary_type: str, headers: dict | None = None, cacheable: bool = True,
              check_bounds: bool | None = None) -> CompileResult:
@@ -262,76 +249,10 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # 400 s, and built in 0.6 s with its functions kept (results within 1e-15 of mpmath's).
         # Where the language allows (no generic address space, which needs the inlining), a build
         # that outlasts its share of the timeout is made again without it.
-        # LLVM's forced unrolling (llvmpipe) can leave what clspv cannot lower (indices of
-        # `& 15` into a 16-element private array became i4 zexts, and clspv crashed): such a
-        # program is built again with its loops rolled, which llvmpipe's long-loop passes
-        # (spirv_resume) and loop-cut probe still cover.
-        # How the program was built last: build(**shape) makes it again, one choice changed.
-        shape = dict(unroll_loops=True, inline=True, rotate=True, closed_forms=True, exits=False)
-        if out.status == "crashed" and caps.loop_unroll_count and output_kind == "spirv":
-            rolled_build = build(False)
-            if rolled_build[0].ok:
-                (out, renamed, args), shape["unroll_loops"] = rolled_build, False
-        if out.status == "timeout" and optional:
-            uninlined = build(**{**shape, "inline": False})
-            if uninlined[0].ok:
-                (out, renamed, args), shape["inline"] = uninlined, False
-        # llvmpipe compiles a kernel that waits at a barrier as a coroutine, and splitting one
-        # of much unrolled code took minutes (pyopencl's segmented scan: 35 times the SPIR-V,
-        # 0.7 s -> 643 s): such a program keeps its loops rolled where unrolling (the forced
-        # unrolling of caps.loop_unroll_count) grows it more than UNROLLED_GROWTH_LIMIT times.
-        if (out.ok and caps.loop_unroll_count and input_kind == "cl" and output_kind == "spirv"
-                and any(_waits_at_barriers(s, opts.include_dirs, headers) for s in inputs)):
-            rolled = build(**{**shape, "unroll_loops": False})
-            if rolled[0].ok and len(out.binary) > UNROLLED_GROWTH_LIMIT * len(rolled[0].binary):
-                (out, renamed, args), shape["unroll_loops"] = rolled, False
-        # llvmpipe suspends long loops (spirv_resume) but at most MAX_LOOPS outermost ones, or
-        # MAX_WITH_INNER with those inside them, and LLVM's forced unrolling multiplies loops (an
-        # outer loop of three trips holding a `for` holding two loops, unrolled: nine or more,
-        # whose long inner loops were then cut short): such a program is built again with its
-        # loops rolled, and that build taken where all its loops may suspend.
-        # (Only where the program's own source has loops: the builtins' loops, one a lane of a
-        # vector `remquo`, are the same rolled.)
-        if (out.ok and caps.resume_limit and caps.loop_unroll_count and output_kind == "spirv"
-                and shape["unroll_loops"] and spirv_resume_plan.outnumbered(out.binary)
-                and any(includes.mentions(_LOOP, s, opts.include_dirs, headers) for s in inputs)):
-            rolled = build(**{**shape, "unroll_loops": False})
-            if rolled[0].ok and not spirv_resume_plan.outnumbered(rolled[0].binary):
-                (out, renamed, args), shape["unroll_loops"] = rolled, False
-        # clspv's SPIR-V writer crashed on valid programs whose rotated loops the structurizer
-        # left in some shapes (a do-while around a `for` left by a `break`, a loop after them
-        # left by a `return`); without loop rotation they built: such a program is built again so.
-        if out.status == "crashed" and output_kind == "spirv":
-            unrotated = build(**{**shape, "rotate": False})
-            if unrotated[0].ok:
-                (out, renamed, args), shape["rotate"] = unrotated, False
-        # LLVM's StructurizeCFG can leave a loop that never takes its back-edge (the body runs
-        # once; spirv_single_pass_loops): such a program is built again without loop rotation,
-        # and refused if a loop is still cut short.
-        # Where an exit leaves several loops at once (a `return` out of nested loops), neither
-        # helps, and the program is built once more with those exits taken through the loops'
-        # headers (loop_exits; OpenCL C only), with loop rotation, then without.
-        if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
-            _log.info("a loop of clspv's output never repeats; building it other ways")
-            ways = [dict(rotate=False)] if shape["rotate"] else []
-            if input_kind == "cl":
-                ways += [dict(rotate=True, exits=True), dict(rotate=False, exits=True)]
-            for way in ways:
-                again = build(**{**shape, **way})
-                if again[0].ok and not spirv_single_pass_loops.single_pass_loops(again[0].binary):
-                    (out, renamed, args) = again
-                    shape.update(way)
-                    break
-            else:
-                out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
-        # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64
-        # bits (a ulong sum) or in uses spirv_odd_widths does not take, nothing carries it: such
-        # a program is built again with those values left to the loops.
-        if out.ok and output_kind == "spirv" and spirv_odd_widths.uncarried(out.binary):
-            _log.info("clspv's output holds an integer no Vulkan type carries; building again without closed forms")
-            rebuilt = build(**{**shape, "closed_forms": False})
-            if rebuilt[0].ok and not spirv_odd_widths.uncarried(rebuilt[0].binary):
-                (out, renamed, args), shape["closed_forms"] = rebuilt, False
+        # The first build, or another way of it where that one cannot be used (build_ways).
+        (out, renamed, args), shape = build_ways.settle(
+            build, (out, renamed, args), caps, input_kind=input_kind, output_kind=output_kind, optional=optional,
+            mentions=lambda pattern: any(includes.mentions(pattern, s, opts.include_dirs, headers) for s in inputs))
         finish = functools.partial(_result, opts=opts, caps=caps, binary_type=binary_type, version=version,
                                    merge=(caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl"
                                    and not any(spirv_merge_access.may_be_volatile(

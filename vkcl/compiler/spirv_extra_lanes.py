@@ -37,7 +37,7 @@ from array import array
 
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_edit import Module, instruction as _inst
-from vkcl.compiler.spirv_resume_state import split_block
+from vkcl.compiler import spirv_resume_state  # (a module, not its names: spirv_resume_state imports this one)
 
 MARK = "vkcl.extra_lanes"
 # llvmpipe's widest batch of work-items (256-bit vectors of 32-bit lanes): a group width that is
@@ -142,7 +142,7 @@ def _with_early_return(m: Module, function: list[array], local: int, lane: int, 
         n += 1
     boolean, zero, one = m.bool_type(), m.constant(u, 0), m.constant(u, 1)
     v, x, inside, index, first, wide, either, real, rest, past = (m.new_id() for _ in range(10))
-    split_block(blocks, 0, n, rest, [
+    spirv_resume_state.split_block(blocks, 0, n, rest, [
         _inst(OP_LOAD, v3uint, v, local), _inst(OP_COMPOSITE_EXTRACT, u, x, v, 0),
         _inst(OP_U_LESS_THAN, boolean, inside, x, width),
         _inst(OP_LOAD, u, index, lane), _inst(OP_I_EQUAL, boolean, first, index, zero),
