@@ -312,7 +312,7 @@ def _split_after_side_effects(f: _Function, label: str, loops: dict[str, set[str
     k, _ = f.terminator(label)
     last = max(j for j in range(k) if _SIDE_EFFECTS.search(lines[j]) and not _PURE_CALL.search(lines[j]))
     head, tail = lines[:last + 1], lines[last + 1:]
-    for j, line in enumerate(list(head)):
+    for line in list(head):
         m = re.match(rf"\s*(%{_ID}) = ", line)
         use = re.compile(rf"{re.escape(m.group(1))}(?![-\w.$])") if m else None
         if use is None or not any(use.search(x) for x in tail):
