@@ -45,6 +45,7 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     # of much unrolled code took minutes (pyopencl's segmented scan: 35 times the SPIR-V,
     # 0.7 s -> 643 s): such a program keeps its loops rolled where unrolling (the forced
     # unrolling of caps.loop_unroll_count) grows it more than UNROLLED_GROWTH_LIMIT times.
+    rolled = None  # (made once for both checks below: nothing else changes between them)
     if (out.ok and caps.loop_unroll_count and input_kind == "cl" and output_kind == "spirv"
             and mentions(_BARRIER)):
         rolled = build(**{**shape, "unroll_loops": False})
@@ -60,7 +61,7 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     if (out.ok and caps.resume_limit and caps.loop_unroll_count and output_kind == "spirv"
             and shape["unroll_loops"] and spirv_resume_plan.outnumbered(out.binary)
             and mentions(_LOOP)):
-        rolled = build(**{**shape, "unroll_loops": False})
+        rolled = rolled or build(**{**shape, "unroll_loops": False})
         if rolled[0].ok and not spirv_resume_plan.outnumbered(rolled[0].binary):
             (out, renamed, args), shape["unroll_loops"] = rolled, False
     # clspv's SPIR-V writer crashed on valid programs whose rotated loops the structurizer

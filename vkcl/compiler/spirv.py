@@ -76,6 +76,17 @@ def instructions_scoped(words: array) -> Iterator[tuple[int, int, int, bool]]:
         inside = inside and opcode != OP_FUNCTION_END
 
 
+def functions(insts: list) -> Iterator[list]:
+    """Each function's instructions in `insts` (a module's, one array each), OpFunction to
+    OpFunctionEnd."""
+    start = 0
+    for k, inst in enumerate(insts):
+        if inst[0] & 0xFFFF == OP_FUNCTION:
+            start = k
+        elif inst[0] & 0xFFFF == OP_FUNCTION_END:
+            yield insts[start:k + 1]
+
+
 def map_functions(insts: list, rewrite) -> list:
     """`insts` (a module's instructions, one array each) with each function's instructions,
     OpFunction to OpFunctionEnd, replaced by what `rewrite` returns for them."""

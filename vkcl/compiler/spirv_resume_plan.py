@@ -48,21 +48,22 @@ def _op(inst: array) -> int:
     return inst[0] & 0xFFFF
 
 
+def _nest(blocks: list[list[array]], by_label: dict) -> tuple[list[int], dict[int, set[int]], list[int]]:
+    """A function's loop headers, each one's body, and the outermost loops' headers."""
+    headers = [blk[0][1] for blk in blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
+    bodies = {h: reach_until(by_label, h, by_label[h][-2][1]) for h in headers}
+    return headers, bodies, [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+
+
 def outnumbered(data: bytes) -> bool:
     """Whether a function of the module has more loops than may suspend: more than MAX_LOOPS
     outermost ones, or more than MAX_WITH_INNER with those inside them (the driver then tries
     the program with its loops rolled: LLVM's forced unrolling multiplies loops)."""
-    insts = Module(data).insts
-    starts = [k for k, inst in enumerate(insts) if _op(inst) == 54]  # OpFunction
-    for k in starts:
-        end = next(j for j in range(k, len(insts)) if _op(insts[j]) == 56)  # OpFunctionEnd
-        if not any(_op(inst) == OP_LABEL for inst in insts[k:end]):
+    for function in spirv.functions(Module(data).insts):
+        if not any(_op(inst) == OP_LABEL for inst in function):
             continue  # a declaration
-        _, blocks, _ = spirv.function_blocks(insts[k:end + 1])
-        by_label = {blk[0][1]: blk for blk in blocks}
-        headers = [blk[0][1] for blk in blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
-        bodies = {h: reach_until(by_label, h, by_label[h][-2][1]) for h in headers}
-        outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+        _, blocks, _ = spirv.function_blocks(function)
+        headers, _, outermost = _nest(blocks, {blk[0][1]: blk for blk in blocks})
         if len(outermost) > MAX_LOOPS or len(headers) > MAX_WITH_INNER:
             return True
     return False
@@ -84,9 +85,7 @@ class LoopPlan:
     group, b and m)."""
 
     def plan(self) -> list[Loop]:
-        headers = [blk[0][1] for blk in self.blocks if len(blk) > 1 and _op(blk[-2]) == OP_LOOP_MERGE]
-        bodies = {h: self._body(h) for h in headers}
-        outermost = [h for h in headers if not any(h in bodies[o] for o in headers if o != h)]
+        headers, bodies, outermost = _nest(self.blocks, self.by_label)
         sync = {}
         if self.group:  # loops holding a barrier, and loops without one that have a sync point
             for h in outermost:
@@ -161,9 +160,10 @@ class LoopPlan:
         a tree and no two ways of a branch that leaves a loop meet again (_copy). An outermost
         loop has one part: the rest of the function. Raises _TooLarge past MAX_COPY_GROWTH."""
         parts: list[tuple[int, set[int], set[int], dict]] = []
-        budget = [max(MAX_COPY_GROWTH * len(self.blocks), MIN_COPY_BLOCKS)]
+        budget = max(MAX_COPY_GROWTH * len(self.blocks), MIN_COPY_BLOCKS)
 
         def part(start: int, opened: list[int]) -> int:
+            nonlocal budget
             shape = {o: (self._body(o), *self.by_label[o][-2][1:3]) for o in opened}
             region, stack, leaving = set(), [start], []
             while stack:
@@ -179,8 +179,8 @@ class LoopPlan:
                         leaving.append((x, t, left[-1]))  # (the innermost such loop)
                     else:
                         stack.append(t)
-            budget[0] -= len(region)
-            if budget[0] < 0:
+            budget -= len(region)
+            if budget < 0:
                 raise _TooLarge
             k = len(parts)
             parts.append((start, region, set(opened), {}))
