@@ -6,7 +6,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := mesa-vulkan-drivers libvulkan1 ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers \
-	clinfo gcc spirv-tools clang-15 llvm-spirv-15
+	clinfo gcc spirv-tools clang-15 llvm-spirv-15 llvm-15
 LIB := build/libvkcl.so
 ICD_SOURCES := icd/build.py $(wildcard icd/*.c icd/*.h) icd/_gen/glue.c icd/_gen/cdef.h
 PREFIX ?= /usr/local

@@ -35,6 +35,8 @@ SETTINGS = [
     Setting("clspv_options", str, "", "more clspv options for every compile (tuning and diagnosis; part of "
             "the program cache key)"),
     Setting("llvm_spirv", str, "", "the SPIRV-LLVM-Translator for IL programs (default llvm-spirv-15)"),
+    Setting("llvm_opt", str, "", "LLVM's opt, which demotes the phis of IL programs whose exits out of several "
+            "loops at once are routed (default opt-15)"),
     Setting("shader_dir", str, "", "where vkcl's built-in OpenCL C kernels are (default: shaders/)"),
     Setting("compiler_python", str, "", "the interpreter that runs the compiler worker"),
     Setting("compile_timeout", float, 120.0, "seconds before a compile is abandoned"),

@@ -11,6 +11,7 @@ spirv_single_pass_loops.py) and llvmpipe's control flow (spirv_nesting.py, the l
     OCL_ICD_VENDORS=<dir with vkcl.icd and pocl.icd> python tests/differential/nested_loops.py 100 150
     NESTED_LOOPS_PEER=nvidia ... python tests/differential/nested_loops.py 100 150   # on the H200
     NESTED_LOOPS_SHAPES=extended ...    # also `while (++i < n)` loops and `switch` exits
+    NESTED_LOOPS_IL=O2 ...    # vkcl gets each kernel as SPIR-V: clang-15 at -O2, llvm-spirv-15
 
 Arguments: the first seed, the number of kernels, and optionally n (the `n` argument, 40).
 Prints each kernel vkcl refused, cut or computed differently (with its source), then the
@@ -19,7 +20,9 @@ cut short, with n in the hundreds: honest failures); a difference is a bug to re
 """
 import os
 import random
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pyopencl as cl
@@ -29,7 +32,24 @@ PEER = os.environ.get("NESTED_LOOPS_PEER", "portable")  # a platform name's star
 # made (`while (++i < n)`, `do ... while (++i < n)`) and exits from a `switch` (other kernels for
 # the same seeds; without it, each seed's kernel is the one earlier runs recorded).
 EXTENDED = os.environ.get("NESTED_LOOPS_SHAPES") == "extended"
+# NESTED_LOOPS_IL=O0 or O2: vkcl gets each kernel as an IL program (clCreateProgramWithIL), the
+# SPIR-V clang-15 at that level and llvm-spirv-15 make of it; the peer still gets the source.
+IL = os.environ.get("NESTED_LOOPS_IL")
 G = 16
+
+
+def spirv_of(src: str, level: str) -> bytes | None:
+    """The kernel as OpenCL SPIR-V: clang-15 (-`level`) to bitcode, llvm-spirv-15 to SPIR-V; None
+    where llvm-spirv refuses the bitcode (LLVM's optimizer makes integers of widths SPIR-V lacks)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "k.cl"), "w") as f:
+            f.write(src)
+        subprocess.run(["clang-15", "-cl-std=CL1.2", "-target", "spir64", f"-{level}", "-emit-llvm", "-c", "-w",
+                        "-Xclang", "-finclude-default-header", "k.cl", "-o", "k.bc"], cwd=tmp, check=True)
+        if subprocess.run(["llvm-spirv-15", "k.bc", "-o", "k.spv"], cwd=tmp, capture_output=True).returncode:
+            return None
+        with open(os.path.join(tmp, "k.spv"), "rb") as f:
+            return f.read()
 
 
 def platform(name: str):
@@ -87,7 +107,7 @@ def kernel(rng: random.Random) -> str:
             + " ".join(dict.fromkeys(decls)) + "\n" + nest + out + "\n o[2 * g] = s; o[2 * g + 1] = t; }")
 
 
-def run(ctx, src: str, n: int):
+def run(ctx, src: str | bytes, n: int):
     q = cl.CommandQueue(ctx)
     try:
         prg = cl.Program(ctx, src).build()
@@ -108,10 +128,15 @@ def main() -> int:
     first, count = int(sys.argv[1]), int(sys.argv[2])
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 40
     contexts = {name: cl.Context([platform(name).get_devices()[0]]) for name in ("vkcl", PEER)}
-    counts = {"same": 0, "refused": 0, "cut": 0, "different": 0, "error": 0}
+    counts = {"same": 0, "refused": 0, "cut": 0, "different": 0, "error": 0, "no SPIR-V": 0}
     for seed in range(first, first + count):
         src = kernel(random.Random(seed))
-        ours, theirs = (run(contexts[name], src, n) for name in ("vkcl", PEER))
+        program = spirv_of(src, IL) if IL else src
+        if program is None:
+            counts["no SPIR-V"] += 1
+            continue
+        ours = run(contexts["vkcl"], program, n)
+        theirs = run(contexts[PEER], src, n)
         if isinstance(ours, str) or isinstance(theirs, str):
             what = ours if ours in ("refused", "cut") else "error"
             counts[what] += 1

@@ -22,9 +22,10 @@ _LOOP = re.compile(rb"\b(?:for|while)\b")  # (a do-while ends in `while`)
 
 
 def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, output_kind: str, optional: bool,
-           mentions: Callable[[re.Pattern], bool]) -> tuple[tuple, dict]:
+           routable: bool, mentions: Callable[[re.Pattern], bool]) -> tuple[tuple, dict]:
     """The build to use, (clspv's output, names renamed, its arguments), and its shape.
     `build(**shape)` makes a build; `first` is build()'s; `optional`: inlining may be left out;
+    `routable`: build(exits=True) can route exits (OpenCL C, or one IL program's bitcode);
     `mentions(pattern)`: whether the program's own sources match."""
     out, renamed, args = first
     # LLVM's forced unrolling (llvmpipe) can leave what clspv cannot lower (indices of
@@ -76,20 +77,24 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     # and refused if a loop is still cut short.
     # Where an exit leaves several loops at once (a `return` out of nested loops), neither
     # helps, and the program is built once more with those exits taken through the loops'
-    # headers (loop_exits; OpenCL C only), with loop rotation, then without.
+    # headers (loop_exits; OpenCL C, and IL programs with their phis demoted), with loop
+    # rotation, then without.
     if out.ok and output_kind == "spirv" and spirv_single_pass_loops.single_pass_loops(out.binary):
         _log.info("a loop of clspv's output never repeats; building it other ways")
         ways = [dict(rotate=False)] if shape["rotate"] else []
-        if input_kind == "cl":
+        if routable:
             ways += [dict(rotate=True, exits=True), dict(rotate=False, exits=True)]
+        missing = ""  # (a tool the routed build needs, not installed: the log says which)
         for way in ways:
             again = build(**{**shape, **way})
             if again[0].ok and not spirv_single_pass_loops.single_pass_loops(again[0].binary):
                 (out, renamed, args) = again
                 shape.update(way)
                 break
+            if again[0].status == "unavailable":
+                missing = again[0].log
         else:
-            out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL)
+            out = CompileOutput("error", log=out.log + spirv_single_pass_loops.REFUSAL + missing)
     # A loop's final value in closed form takes an integer of a width Vulkan lacks; past 64
     # bits (a ulong sum) or in uses spirv_odd_widths does not take, nothing carries it: such
     # a program is built again with those values left to the loops.

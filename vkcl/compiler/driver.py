@@ -136,6 +136,25 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     return out
 
 
+def _run_routed_il(bitcode: bytes, args: list[str]) -> CompileOutput:
+    """clspv on an IL program's bitcode (from llvm-spirv: SSA, phis) with its exits out of several
+    loops at once taken through the loops' headers (loop_exits), its phis demoted first
+    (il.demote_phis) to the locals loop_exits works on."""
+    try:
+        toolchain.llvm_opt()
+    except toolchain.ToolMissing as e:
+        return CompileOutput("unavailable", log=f"vkcl: {e}\n")
+    timeout = float(settings.get("compile_timeout"))
+    ir, log = il_mod.demote_phis(bitcode, timeout)
+    routed = loop_exits.rewrite(ir) if ir is not None else None
+    if routed is None:
+        return CompileOutput("error", log=log or "vkcl: no exit out of several loops could be routed\n")
+    again, log = il_mod.to_bitcode_again(routed, timeout)
+    if again is None:
+        return CompileOutput("error", log=log)
+    return _run([again], args)
+
+
 def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None,
                 front_args: tuple[str, ...] = (), exits: bool = False) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
@@ -182,7 +201,7 @@ def _write_headers(root: Path, headers: dict[str, str | bytes]) -> None:
 
 def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input_kind: str,
              binary_type: str, headers: dict | None = None, cacheable: bool = True,
-             check_bounds: bool | None = None) -> CompileResult:
+             check_bounds: bool | None = None, from_il: bool = False) -> CompileResult:
     start = time.perf_counter()
     bounds = settings.get("check_bounds") if check_bounds is None else check_bounds
     version = _safe_version()
@@ -234,6 +253,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
                     return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args, exits), args)
+                if exits:
+                    return _run_routed_il(inputs[0], args + more), {}, args
                 return _run(inputs, args + more), {}, args
 
         optional = _inlining_optional(opts, caps)
@@ -252,6 +273,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         # The first build, or another way of it where that one cannot be used (build_ways).
         (out, renamed, args), shape = build_ways.settle(
             build, (out, renamed, args), caps, input_kind=input_kind, output_kind=output_kind, optional=optional,
+            routable=input_kind == "cl" or (from_il and len(inputs) == 1),
             mentions=lambda pattern: any(includes.mentions(pattern, s, opts.include_dirs, headers) for s in inputs))
         finish = functools.partial(_result, opts=opts, caps=caps, binary_type=binary_type, version=version,
                                    merge=(caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl"
@@ -519,7 +541,8 @@ def compile_il(il: bytes, options: BuildOptions | str | None, caps: DeviceCaps,
     bitcode, log = il_mod.to_bitcode(bytes(il), float(settings.get("compile_timeout")), spec)
     if bitcode is None:
         return CompileResult(ok=False, status="error", log=log, seconds=time.perf_counter() - start)
-    result = _compile([bitcode], opts, caps, input_kind="ir", binary_type="executable", cacheable=False)
+    result = _compile([bitcode], opts, caps, input_kind="ir", binary_type="executable", cacheable=False,
+                      from_il=True)
     result.log = log + result.log
     result.seconds = time.perf_counter() - start
     if result.ok:

@@ -147,3 +147,35 @@ def to_bitcode(il: bytes, timeout: float, spec: dict[int, tuple[str, bytes]] | N
         if proc.returncode != 0 or not out.exists():
             return None, f"{Path(exe).name} -r failed (exit status {proc.returncode}):\n{log}"
         return out.read_bytes(), log
+
+
+
+def demote_phis(bitcode: bytes, timeout: float) -> tuple[str | None, str]:
+    """The IL program's bitcode as text IR with its phis and the values that cross blocks in
+    local variables (LLVM's reg2mem), opaque pointers, as loop_exits takes it: (IR, log), IR None
+    where opt is missing or fails. (Its exits out of several loops are then routed as an OpenCL C
+    program's are in the front end's IR, which clang keeps in locals too.)"""
+    out, log = _opt(["-passes=reg2mem", "-S"], bitcode, timeout)
+    return (out.decode("utf-8", "surrogateescape") if out is not None else None), log
+
+
+def to_bitcode_again(ir: str, timeout: float) -> tuple[bytes | None, str]:
+    """Text IR (demote_phis', rewritten) as bitcode again, checked by LLVM's verifier: clspv then
+    reads it as it reads every IL program (text IR of the SPIR data layout made its linker warn)."""
+    return _opt([], ir.encode("utf-8", "surrogateescape"), timeout)
+
+
+def _opt(args: list[str], data: bytes, timeout: float) -> tuple[bytes | None, str]:
+    try:
+        exe = toolchain.llvm_opt()
+    except toolchain.ToolMissing as e:
+        return None, f"{e}\n"
+    try:
+        proc = subprocess.run([exe, "-opaque-pointers", *args, "-o", "-", "-"], input=data, capture_output=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"{Path(exe).name} timed out after {timeout:g} s\n"
+    if proc.returncode != 0:
+        return None, (f"{Path(exe).name} {' '.join(args)} failed (exit status {proc.returncode}):\n"
+                      + proc.stderr.decode("utf-8", "replace"))
+    return proc.stdout, ""

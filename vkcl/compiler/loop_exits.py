@@ -31,7 +31,11 @@ session; an exit entering there leaves whatever the local holds, its number bein
 do-while's body ends in an inner loop, the inner loop's exit block is the do-while's test: an
 exit going on from there enters that test (the dispatch's default), not the block again. An exit
 from a `switch` (a `return` in a case) is routed as a branch's is (since the twenty-sixth
-session). Left as they are (the program is then refused as before): loops with no such block
+session). IL programs come here too (since the twenty-seventh session), their bitcode's phis
+demoted to locals first (il.demote_phis): in such optimized IR a rotated loop's test may reach
+its header through a block that copies the loop's values, and a loop may leave where its
+condition is true (_test_block, and the tests below negate such a condition).
+Left as they are (the program is then refused as before): loops with no such block
 (several latches that test a condition), conditions taking a vector or aggregate value their
 block's side effects made, blocks with phis where edges are added, and functions with indirect
 branches.
@@ -163,7 +167,7 @@ def _rewrite_function(f: _Function) -> bool:
     # Where each loop leaves: its header (`for`, `while`) or, for a do-while loop, the latch
     # that tests its condition: the block whose `br i1 %c, label %in, label %out` has one target
     # inside the loop and one outside (its "test"). None where there is no such block.
-    tests = {h: _test_block(f, h, loops[h], preds) for h in loops}
+    tests = {h: _test_block(f, h, loops, preds) for h in loops}
     for h, test in tests.items():  # a test with side effects: the exits enter after them
         if test is not None and not _pure(f, test):
             tests[h] = _split_after_side_effects(f, test, loops, preds)
@@ -229,9 +233,12 @@ def _rewrite_function(f: _Function) -> bool:
         indent, cond, a, b, rest = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5) or ""
         x, quiet, go = f"%vkcl.h{n}.x", f"%vkcl.h{n}.quiet", f"%vkcl.h{n}.go"
         inside = a if out == b else b
-        f.body[h][k:k + 1] = [f"{indent}{x} = load volatile i32, ptr {EXIT}, align 4",
+        stay = [cond]
+        if out == a:  # (optimized IR may leave on `true`: the loop goes on where it is false)
+            stay = [f"{indent}%vkcl.h{n}.stay = xor i1 {cond}, true", f"%vkcl.h{n}.stay"]
+        f.body[h][k:k + 1] = [*stay[:-1], f"{indent}{x} = load volatile i32, ptr {EXIT}, align 4",
                               f"{indent}{quiet} = icmp eq i32 {x}, 0",
-                              f"{indent}{go} = and i1 {cond}, {quiet}",
+                              f"{indent}{go} = and i1 {stay[-1]}, {quiet}",
                               f"{indent}br i1 {go}, label %{inside}, label %{out}{rest}"]
     # Exit blocks: pass each exit on to the next loop's header, or send it to its target.
     targets = {number: t for number, t, _ in exits}
@@ -289,17 +296,34 @@ def _pure(f: _Function, label: str) -> bool:
     return not any(_SIDE_EFFECTS.search(line) and not _PURE_CALL.search(line) for line in f.body[label])
 
 
-def _test_block(f: _Function, h: str, body: set[str], preds: dict[str, list[str]]) -> str | None:
+def _test_block(f: _Function, h: str, loops: dict[str, set[str]], preds: dict[str, list[str]]) -> str | None:
     """The block where loop `h` leaves on its condition: its header if that branches on it with
     no side effects, else its one latch that does (a do-while loop's; its header may leave too,
-    at a `return` inside the body); None otherwise."""
+    at a `return` inside the body); None otherwise. In optimized IR (an IL program's, its phis
+    demoted: il.demote_phis) a rotated loop's test reaches the header through a block of its own
+    that copies the loop's values (a split critical edge), and a header may leave on a `return`
+    out of the loops around it too: there the block that leaves to within the loop around is the
+    test."""
+    body = loops[h]
+
     def leaves_on_condition(label: str) -> bool:
         m = _COND_BR.match(f.body[label][f.terminator(label)[0]])
         return m is not None and (m.group(3) in body) != (m.group(4) in body)
+
+    def leaves_around(label: str) -> bool:  # (past the loop holding h, if any)
+        around = [b for g, b in loops.items() if g != h and h in b]
+        return any(t not in body and around and t not in min(around, key=len) for t in f.succ[label])
+
     latches = [p for p in preds[h] if p in body and leaves_on_condition(p)]
-    if leaves_on_condition(h) and (_pure(f, h) or len(latches) != 1):
+    if leaves_on_condition(h) and (_pure(f, h) or len(latches) != 1) and not leaves_around(h):
         return h
-    return latches[0] if len(latches) == 1 else None
+    if len(latches) == 1:
+        return latches[0]
+    copied = [b for b in f.order if b in body and leaves_on_condition(b) and not leaves_around(b)
+              and any(t in body and f.succ[t] == [h] and preds[t] == [b] for t in f.succ[b])]
+    if len(copied) == 1:
+        return copied[0]
+    return h if leaves_on_condition(h) else None
 
 
 def _split_after_side_effects(f: _Function, label: str, loops: dict[str, set[str]],

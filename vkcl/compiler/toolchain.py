@@ -106,6 +106,16 @@ def llvm_spirv() -> str:
                       "compiled (Debian: apt install llvm-spirv-15)")
 
 
+def llvm_opt() -> str:
+    """LLVM's optimizer (VKCL_LLVM_OPT, else opt-15): it must read llvm-spirv-15's bitcode."""
+    named = settings.get("llvm_opt") or "opt-15"
+    found = shutil.which(named)
+    if found:
+        return found
+    raise ToolMissing("opt-15 (LLVM 15) is not installed: IL programs whose exits leave several loops at "
+                      "once cannot be built (Debian: apt install llvm-15)")
+
+
 def worker_python() -> str:
     """The interpreter that runs the compiler worker: VKCL_COMPILER_PYTHON, else vkcl's
     (vkcl/interpreter.py)."""
