@@ -12,14 +12,17 @@ spirv_single_pass_loops.py) and llvmpipe's control flow (spirv_nesting.py, the l
     NESTED_LOOPS_PEER=nvidia ... python tests/differential/nested_loops.py 100 150   # on the H200
     NESTED_LOOPS_SHAPES=extended ...    # also `while (++i < n)` loops and `switch` exits
     NESTED_LOOPS_IL=O2 ...    # vkcl gets each kernel as SPIR-V: clang-15 at -O2, llvm-spirv-15
+    NESTED_LOOPS_IL_DIR=dir ...   # that SPIR-V kept in (and, without clang-15, read from) dir
 
 Arguments: the first seed, the number of kernels, and optionally n (the `n` argument, 40).
 Prints each kernel vkcl refused, cut or computed differently (with its source), then the
 counts. A refusal is CL_BUILD_PROGRAM_FAILURE and a cut CL_OUT_OF_RESOURCES (a loop llvmpipe
 cut short, with n in the hundreds: honest failures); a difference is a bug to reduce.
 """
+import hashlib
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,12 +38,28 @@ EXTENDED = os.environ.get("NESTED_LOOPS_SHAPES") == "extended"
 # NESTED_LOOPS_IL=O0 or O2: vkcl gets each kernel as an IL program (clCreateProgramWithIL), the
 # SPIR-V clang-15 at that level and llvm-spirv-15 make of it; the peer still gets the source.
 IL = os.environ.get("NESTED_LOOPS_IL")
+# NESTED_LOOPS_IL_DIR: where that SPIR-V is kept, one file per kernel and level, so that a machine
+# without clang-15 (the GPU machine) runs the same modules.
+IL_DIR = os.environ.get("NESTED_LOOPS_IL_DIR")
 G = 16
 
 
 def spirv_of(src: str, level: str) -> bytes | None:
     """The kernel as OpenCL SPIR-V: clang-15 (-`level`) to bitcode, llvm-spirv-15 to SPIR-V; None
     where llvm-spirv refuses the bitcode (LLVM's optimizer makes integers of widths SPIR-V lacks)."""
+    if IL_DIR:
+        kept = os.path.join(IL_DIR, f"{level}-{hashlib.sha1(src.encode()).hexdigest()[:16]}.spv")
+        if os.path.exists(kept) or not shutil.which("clang-15"):
+            return open(kept, "rb").read() if os.path.getsize(kept) else None
+        made = _made_spirv(src, level)
+        os.makedirs(IL_DIR, exist_ok=True)
+        with open(kept, "wb") as f:
+            f.write(made or b"")  # (empty: llvm-spirv refused it)
+        return made
+    return _made_spirv(src, level)
+
+
+def _made_spirv(src: str, level: str) -> bytes | None:
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "k.cl"), "w") as f:
             f.write(src)
