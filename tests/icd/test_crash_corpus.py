@@ -276,6 +276,21 @@ for n, m in ((40, 7), (3, 1), (0, 2)):
     cl.enqueue_copy(q, o, bo)
     same(o, np.array([ref(g, n, m) for g in range(N)], np.uint32), f"n={n} m={m}")
 """,
+    # three double `pow`s of constant exponents, inlined: a pointer phi with a poison input, on
+    # which clspv's SimplifyPointerBitcastPass crashed (SIGSEGV); built with the calls kept
+    # (build_ways). Exact for x^2 and x^3 (in range), sqrt's for x^0.5 within pow's 16 ulp.
+    "three_double_pows_of_constant_exponents": """
+x = np.array([-100.0, -3.0, 2.0, 10.0, 0.5, 1.5, 0.0, -0.0, 3.25, 7.0, 1e-3, 12.5, 9.0, 0.25, 64.0, 1e10])
+got = run('kernel void k(global const double *x, global double *o) { size_t i = get_global_id(0); double v = x[i];'
+          ' o[3 * i] = pow(v, 2.0); o[3 * i + 1] = pow(v, 3.0); o[3 * i + 2] = pow(v, 0.5); }', [x], np.float64, 3 * N)
+same(got[0::3], x * x, "pow(x, 2)")
+same(got[1::3], x * x * x, "pow(x, 3)")
+roots = got[2::3]
+want = np.where(x < 0, np.nan, np.sqrt(np.abs(x)))
+ok = (np.isnan(roots) & np.isnan(want)) | (np.abs(roots - want) <= 16 * np.spacing(np.abs(want)))
+if not ok.all():
+    print("FAIL pow(x, 0.5)", roots, want)
+""",
 }
 
 

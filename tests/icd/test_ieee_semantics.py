@@ -92,3 +92,46 @@ fused = (a.astype(np.float64) * b + c).astype(np.float32)  # exact product: one 
 assert np.all((o == unfused) | (o == fused))
 print("OK")
 """)
+
+
+# Finite math (-cl-finite-math-only, and -cl-fast-relaxed-math, which implies it) let LLVM fold
+# the prelude's double-double builtins wrong for finite inputs: a double pow(x, 2) gave |x|^3
+# (Rodinia's particlefilter: its likelihoods, then NaN), tgamma and lgamma were 40% and 125%
+# off. vkcl passes clspv the unsafe math these options also mean, not the finite math: the
+# builtins give the same bits as without the options (the special values too: NaN, infinities,
+# -0 and denormals, which the options make undefined but which must not break finite lanes).
+def test_fast_math_options_change_no_double_builtin(python_with_icd):
+    run(python_with_icd, """
+import math
+x = np.array([-100.0, -3.0, 2.0, 10.0, 0.5, 1e-310, -0.0, 3.5, 0.3, 1.7, 170.5, 1e300], np.float64)
+src = '''kernel void k(global const double *x, global double *o) { size_t i = get_global_id(0); double v = x[i];
+  o[5 * i] = pow(v, 2); o[5 * i + 1] = pow(v, 0.5); o[5 * i + 2] = tgamma(v); o[5 * i + 3] = lgamma(v);
+  o[5 * i + 4] = pown(v, 3); }'''
+outs = {}
+for options in ("", "-cl-fast-relaxed-math", "-cl-finite-math-only"):
+    p = cl.Program(ctx, src).build(options=options)
+    O = out(np.zeros(5 * len(x)))
+    p.k(q, x.shape, None, buf(x), O)
+    outs[options] = get(O, np.zeros(5 * len(x))).reshape(len(x), 5)
+plain = outs[""]
+for options, got in outs.items():
+    finite = np.isfinite(plain)
+    assert np.array_equal(got[finite].view(np.uint64), plain[finite].view(np.uint64)), (options, got, plain)
+assert plain[:, 0].tolist() == [1e4, 9.0, 4.0, 100.0, 0.25, 0.0, 0.0, 12.25, 0.3 * 0.3, 1.7 * 1.7, 170.5 ** 2, math.inf]
+for v, g in zip(x, plain[:, 2]):
+    if 1e-300 < v < 170:  # tgamma within 16 ulp of the host's
+        assert abs(g - math.gamma(v)) <= 16 * math.ulp(math.gamma(v)), (v, g)
+print("OK")
+""")
+
+
+def test_fast_relaxed_math_defines_its_macro(python_with_icd):
+    run(python_with_icd, """
+src = "kernel void k(global int *o) { \\n#ifdef __FAST_RELAXED_MATH__\\n o[0] = __FAST_RELAXED_MATH__;\\n#else\\n o[0] = -1;\\n#endif\\n }"
+for options, want in (("-cl-fast-relaxed-math", 1), ("", -1), ("-cl-unsafe-math-optimizations", -1)):
+    p = cl.Program(ctx, src).build(options=options)
+    O = out(np.zeros(1, np.int32))
+    p.k(q, (1,), None, O)
+    assert get(O, np.zeros(1, np.int32))[0] == want, options
+print("OK")
+""")

@@ -223,3 +223,15 @@ def test_inlining_is_optional_only_without_the_generic_address_space():
     assert driver._inlining_optional(parse_options("-cl-std=CL3.0", "build"), plain)
     assert not driver._inlining_optional(parse_options("-cl-std=CL3.0", "build"), generic)
     assert not driver._inlining_optional(parse_options("-cl-std=CL2.0", "build"), plain)
+
+
+def test_finite_math_is_not_passed_to_clspv():
+    # finite math let LLVM fold the prelude's double-double builtins wrong for finite inputs
+    # (pow(x, 2) of a double gave |x|^3): vkcl keeps the unsafe math the options also mean and
+    # defines -cl-fast-relaxed-math's macro itself
+    caps = DeviceCaps()
+    fast = parse_options("-cl-fast-relaxed-math").clspv_args(caps)
+    assert "-cl-unsafe-math-optimizations" in fast and "-D__FAST_RELAXED_MATH__=1" in fast
+    assert not {"-cl-fast-relaxed-math", "-cl-finite-math-only"} & set(fast)
+    finite = parse_options("-cl-finite-math-only").clspv_args(caps)
+    assert "-cl-finite-math-only" not in finite and not any("FAST_RELAXED" in a for a in finite)

@@ -23,6 +23,7 @@ CL_STD_VERSIONS = ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0")
 # An LLVM option (LLVM 21 and later): that clspv pass is skipped (see clspv_args).
 INLINE_ENTRY_POINTS = "-inline-entry-points"
 UNDO_INSTCOMBINE_OFF = "-opt-disable=undo-instcombine"
+FAST_RELAXED_MATH = "__FAST_RELAXED_MATH__"  # OpenCL C's macro for -cl-fast-relaxed-math
 DEFAULT_CL_STD = "CL1.2"  # "the highest OpenCL C 1.x language version supported" (spec 5.8.6.4)
 
 # Link options that are also compile options (spec 5.8.7).
@@ -49,8 +50,12 @@ _CLSPV_SPELLING = {
     "-cl-denorms-are-zero": "-cl-denorms-are-zero",
     "-cl-no-signed-zeros": "-cl-no-signed-zeros",
     "-cl-unsafe-math-optimizations": "-cl-unsafe-math-optimizations",
-    "-cl-finite-math-only": "-cl-finite-math-only",
-    "-cl-fast-relaxed-math": "-cl-fast-relaxed-math",
+    # Finite math is a permission vkcl does not take: under it LLVM folded the prelude's
+    # double-double builtins wrong for finite inputs (pow(x, 2) of a double gave |x|^3, tgamma
+    # and lgamma 40% off: Rodinia's particlefilter). -cl-fast-relaxed-math is then the unsafe
+    # math it also means, with its macro (clspv_args).
+    "-cl-finite-math-only": None,
+    "-cl-fast-relaxed-math": "-cl-unsafe-math-optimizations",
     "-cl-uniform-work-group-size": "-uniform-workgroup-size",  # clspv's own name
     "-cl-kernel-arg-info": None,  # always passed: reflection needs the argument names
     "-cl-no-subgroup-ifp": None,  # not known to the clspv in pyclspv 0.0.1
@@ -135,6 +140,8 @@ class BuildOptions:
             spelling = _CLSPV_SPELLING.get(flag)
             if spelling and spelling not in args:
                 args.append(spelling)
+        if "-cl-fast-relaxed-math" in self.flags:
+            args.append(f"-D{FAST_RELAXED_MATH}=1")
         for name, value in self.defines:
             args.append(f"-D{name}" if value is None else f"-D{name}={value}")
         args += [f"-I{os.path.abspath(d)}" for d in self.include_dirs]

@@ -113,7 +113,7 @@ from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts, loop_exits,
 # il_lowering) changes what it gives clspv.
-VERSION = 42
+VERSION = 43
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
