@@ -275,12 +275,11 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
             build, (out, renamed, args), caps, input_kind=input_kind, output_kind=output_kind, optional=optional,
             routable=input_kind == "cl" or (from_il and len(inputs) == 1),
             mentions=lambda pattern: any(includes.mentions(pattern, s, opts.include_dirs, headers) for s in inputs))
+        volatile = input_kind == "cl" and any(spirv_merge_access.may_be_volatile(
+            s, opts.include_dirs, headers, " ".join(a for a in args + more if a.startswith("-D"))) for s in inputs)
         finish = functools.partial(_result, opts=opts, caps=caps, binary_type=binary_type, version=version,
                                    merge=(caps.merge_narrow_accesses or caps.roll_copies) and input_kind == "cl"
-                                   and not any(spirv_merge_access.may_be_volatile(
-                                       s, opts.include_dirs, headers, " ".join(a for a in args + more if a.startswith("-D")))
-                                       for s in inputs),
-                                   bounds=bounds)
+                                   and not volatile, volatile=volatile, bounds=bounds)
         result = finish(out, renamed)
         # llvmpipe runs conditionals nested past caps.max_nesting wrong (spirv_nesting.py), and
         # LLVM's forced unrolling nests one level per exit of each copy: such a program is built
@@ -307,7 +306,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
 
 
 def _result(out: CompileOutput, renamed: dict, *, opts: BuildOptions, caps: DeviceCaps, binary_type: str,
-            version: str, merge: bool, bounds: bool) -> CompileResult:
+            version: str, merge: bool, bounds: bool, volatile: bool = False) -> CompileResult:
     """The CompileResult of clspv's output `out`: its log cleaned, -Werror applied, the binary
     repaired and reflected (_attach_output) where it built."""
     ok, status, log = out.ok, out.status, diagnostics.clean(out.log)
@@ -318,7 +317,7 @@ def _result(out: CompileOutput, renamed: dict, *, opts: BuildOptions, caps: Devi
                            cl_std=opts.language_version,
                            uniform_work_group_size=opts.has("-cl-uniform-work-group-size"))
     if ok:
-        _attach_output(result, out.binary, opts, caps, bounds, merge)
+        _attach_output(result, out.binary, opts, caps, bounds, merge, volatile)
         if renamed and result.reflection is not None:
             byvalue_args.restore_names(result.reflection, renamed)
     return result
@@ -369,7 +368,7 @@ _RELAXED_ATOMICS_ONLY = ("CL1.0", "CL1.1", "CL1.2")
 
 
 def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, caps: DeviceCaps,
-                   check_bounds: bool = False, merge_accesses: bool = False) -> None:
+                   check_bounds: bool = False, merge_accesses: bool = False, volatile_local: bool = False) -> None:
     if result.binary_type != "executable":
         if binary[:4] not in BITCODE_MAGICS:
             result.ok, result.status = False, "error"
@@ -388,7 +387,7 @@ def _attach_output(result: CompileResult, binary: bytes, opts: BuildOptions, cap
                                     merge_accesses=merge_accesses and caps.merge_narrow_accesses,
                                     roll_copies=merge_accesses and caps.roll_copies,
                                     barrier_loops=(caps.loop_unroll_count, caps.loop_unroll_size),
-                                    loop_cuts=caps.loop_unroll_count > 0, resume_limit=caps.resume_limit)
+                                    loop_cuts=caps.loop_unroll_count > 0, volatile_local=volatile_local, resume_limit=caps.resume_limit)
         reflection = parse_reflection(binary)
         refused = argument_layout.reconcile(binary, reflection)
         # Conversions to double need the arguments' true places, and add members after them.

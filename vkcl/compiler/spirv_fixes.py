@@ -109,11 +109,12 @@ from vkcl.compiler.spirv_round_even import exact_round_even
 from vkcl.compiler.spirv_zero_operands import fix_zero_operands
 from vkcl.compiler.spirv_odd_widths import widen_odd_integers
 from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
+from vkcl.compiler.spirv_volatile import volatile_workgroup_accesses
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts, loop_exits,
 # il_lowering) changes what it gives clspv.
-VERSION = 43
+VERSION = 44
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -134,7 +135,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
            float_modes: tuple = ((), (), ()), narrow_scopes: bool = False, zero_operands: bool = False,
            merge_accesses: bool = False, roll_copies: bool = False,
            barrier_loops: tuple[int, int] = (0, 0), loop_cuts: bool = False, resume_limit: int = 0,
-           round_even: bool = False) -> bytes:
+           round_even: bool = False, volatile_local: bool = False) -> bytes:
     """Every repair below but 11 and 12 (the driver's, after the reflection is read);
     `mad_enable`: the options allow a * b + c to fuse (-cl-mad-enable or unsafe math);
     `unsafe_math`: they allow reassociation (-cl-unsafe-math-optimizations,
@@ -150,8 +151,11 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     loop limit, spirv_barrier_loops.py; (0, 0): none); `resume_limit`: outermost loops suspend
     past this many back-edges of a work-item and resume in a later dispatch (llvmpipe's loop
     limit, spirv_resume.py; 0: never); `round_even`: RoundEven and Trunc of doubles computed from Floor
-    (llvmpipe, repair 22, spirv_round_even.py)."""
+    (llvmpipe, repair 22, spirv_round_even.py); `volatile_local`: the program says `volatile`, its
+    Workgroup loads and stores are made Volatile (spirv_volatile.py)."""
     data = widen_odd_integers(data)
+    if volatile_local:
+        data = volatile_workgroup_accesses(data)
     data = fix_mistyped_pointers(data)
     data = split_wide_vectors(data)
     data = fix_scalar_composites(data)
