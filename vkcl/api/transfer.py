@@ -8,7 +8,7 @@ from vkcl.api.event import finish_blocking, give_event, release_event, wait_list
 from vkcl.api.memory import resolve as resolve_mem
 from vkcl.api.queue import resolve as resolve_queue
 from vkcl.core import commands as cmds, fastpath
-from vkcl.core.event import COMPLETE, Event
+from vkcl.core.event import Event
 from vkcl.core.memory import MemObject, direct_host_access
 from vkcl.errors import CLError
 
@@ -52,8 +52,7 @@ def _host_copy(q, command_type: int, dst, src, size: int, event) -> None:
     """The transfer done by the host at once; its event (made first, so that profiling times
     cover the copy) is complete."""
     ev = Event(q.context, q, command_type)
-    native.host_copy(handles.ffi, dst, src, size)
-    ev.set_status(COMPLETE)
+    ev.run_on_host(lambda: native.host_copy(handles.ffi, dst, src, size))
     give_event(ev, event)
 
 
@@ -295,8 +294,7 @@ def _at_once(q, cmd, event) -> bool:
     if cmd.gpu_work or not q.idle():
         return False
     ev = Event(q.context, q, cmd.command_type)
-    cmd.complete()
-    ev.set_status(COMPLETE)
+    ev.run_on_host(cmd.complete)
     give_event(ev, event)
     return True
 
