@@ -291,3 +291,26 @@ def test_outnumbered_counts_the_loops_that_may_suspend():
                                (total // 2 + 1, total // 2, True)):
         r = compiler.compile_source(kernel(outer, inner), "", OTHER)
         assert spirv_resume_plan.outnumbered(r.spirv) is many, (outer, inner)
+
+
+def test_barrier_modules_that_grow_past_the_limit_are_left_as_they_were(monkeypatch):
+    # llvmpipe splits a barrier kernel into coroutines, at a cost that grows with the square of
+    # its size: Rodinia's dwt2d's first pass grew 268 KB -> 653 KB and its pipeline took more
+    # than 300 s (60 s left as it was). spirv_fixes keeps such a module as it was.
+    src = ("kernel void k(global uint *o, uint n) { local uint t[64]; uint l = get_local_id(0), s = l;"
+           " for (uint r = 0; r < n; r++) { t[l] = s + r; barrier(CLK_LOCAL_MEM_FENCE);"
+           " s = s * 3u + t[(l + 1u) % 64u]; barrier(CLK_LOCAL_MEM_FENCE); } o[get_global_id(0)] = s; }")
+    plain = compiler.compile_source(src, "", compiler.DeviceCaps(loop_unroll_count=16, loop_unroll_size=1000)).spirv
+    resumed = compiler.compile_source(src, "", LLVMPIPE).spirv
+    assert spirv_resume.resumed_entry_points(resumed)["k"][1], "its work-groups suspend together"
+    assert spirv_resume.affordable(plain, resumed)  # small: below GROUP_MIN_BYTES
+    monkeypatch.setattr(spirv_resume, "GROUP_MIN_BYTES", 0)
+    growth = len(spirv_resume.first_pass(resumed)) / len(plain)
+    monkeypatch.setattr(spirv_resume, "GROUP_GROWTH_LIMIT", growth * 0.9)
+    assert not spirv_resume.affordable(plain, resumed)
+    monkeypatch.setattr(spirv_resume, "GROUP_GROWTH_LIMIT", growth * 1.1)
+    assert spirv_resume.affordable(plain, resumed)
+    # and through the driver: the module then has no resumed entry point
+    monkeypatch.setattr(spirv_resume, "GROUP_GROWTH_LIMIT", growth * 0.9)
+    again = compiler.compile_source(src, "-DAGAIN", LLVMPIPE).spirv
+    assert spirv_resume.resumed_entry_points(again) == {}

@@ -114,7 +114,7 @@ from vkcl.compiler.spirv_volatile import volatile_workgroup_accesses
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts, loop_exits,
 # il_lowering) changes what it gives clspv.
-VERSION = 44
+VERSION = 45
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -187,7 +187,8 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     if barrier_loops[0]:
         data = unroll_barrier_loops(data, *barrier_loops)
     if resume_limit:  # llvmpipe: long loops resumed in later dispatches (spirv_resume.py)
-        data = spirv_resume.make_resumable(data, resume_limit)
+        resumable = spirv_resume.make_resumable(data, resume_limit)
+        data = resumable if spirv_resume.affordable(data, resumable) else data
     if loop_cuts:  # llvmpipe: its partial batches' extra lanes return at once, its cuts detected
         data = spirv_extra_lanes.return_extra_lanes(data)
         data = spirv_loop_cuts.instrument(data)

@@ -422,6 +422,22 @@ def _reverse_postorder(blocks: list[list[array]], start: int) -> list[list[array
     return order + [blk for blk in blocks if blk[0][1] not in seen]
 
 
+# A module whose work-groups suspend together (barrier kernels: coroutines in llvmpipe, whose
+# splitting grows with the square of their size) is left as it was where its first pass would be
+# more than this many times its size and at least GROUP_MIN_BYTES: Rodinia's dwt2d (three
+# inlined variants of a transform of 30 barriers) grew 268 KB -> 653 KB and llvmpipe had not made
+# its pipeline after 300 s (60 s without). Its long loops are then cut (CL_OUT_OF_RESOURCES).
+GROUP_GROWTH_LIMIT, GROUP_MIN_BYTES = 2.0, 256 * 1024
+
+
+def affordable(plain: bytes, resumable: bytes) -> bool:
+    """Whether llvmpipe can afford the module made resumable (see GROUP_GROWTH_LIMIT)."""
+    if resumable is plain or not any(group for _, group, _ in resumed_entry_points(resumable).values()):
+        return True
+    size = len(first_pass(resumable))
+    return size < GROUP_MIN_BYTES or size <= GROUP_GROWTH_LIMIT * len(plain)
+
+
 def first_pass(data: bytes) -> bytes:
     """The module as the first pass of its launches runs it: SPEC_RESUMING is 0 there, so each
     resumable entry point's branch on it goes to the original code, and the copies that later
