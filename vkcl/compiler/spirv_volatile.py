@@ -8,16 +8,18 @@ counters by storing a tagged value and reading it back until its own store stick
 warp-synchronous idiom of GPU code of its time); with the re-read forwarded every work-item of
 an 8-wide batch saw its own store, and each batch counted one where it has eight (the sort then
 failed its check). Which SPIR-V access was volatile in the source is not known, so every
-Workgroup load and store of such a program is made Volatile: it costs the program's local
-memory accesses their caching in registers, never a result.
+Workgroup load and store of such a program is made Volatile, and its Workgroup variables are
+decorated Volatile: it costs the program's local memory accesses their caching in registers,
+never a result. (NVIDIA's Vulkan driver still gives a work-item its own store: docs/status.md.)
 """
 from __future__ import annotations
 
 from array import array
 
-from vkcl.compiler.spirv_edit import Module
+from vkcl.compiler.spirv_edit import Module, instruction
 
-OP_LOAD, OP_STORE = 61, 62
+OP_VARIABLE, OP_LOAD, OP_STORE, OP_DECORATE = 59, 61, 62, 71
+DECORATION_VOLATILE = 21
 SC_WORKGROUP = 4
 MEMORY_ACCESS_VOLATILE = 0x1
 
@@ -47,4 +49,11 @@ def volatile_workgroup_accesses(data: bytes) -> bytes:
             out[0] = (len(out) << 16) | op
         return [out]
 
-    return m.to_bytes() if m.rewrite(each) else data
+    changed = m.rewrite(each)
+    # The variables are decorated Volatile too, as GLSL's `volatile shared` is.
+    decorated = {i[1] for i in m.insts if m.opcode(i) == OP_DECORATE and len(i) >= 3 and i[2] == DECORATION_VOLATILE}
+    variables = [i[2] for i in m.insts if m.opcode(i) == OP_VARIABLE and len(i) >= 4 and i[3] == SC_WORKGROUP
+                 and i[2] not in decorated]
+    if variables:
+        m.insert_annotations([instruction(OP_DECORATE, v, DECORATION_VOLATILE) for v in variables])
+    return m.to_bytes() if changed or variables else data
