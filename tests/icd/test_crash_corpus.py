@@ -291,6 +291,20 @@ ok = (np.isnan(roots) & np.isnan(want)) | (np.abs(roots - want) <= 16 * np.spaci
 if not ok.all():
     print("FAIL pow(x, 0.5)", roots, want)
 """,
+    # an array of global (and constant) pointers indexed at run time, as darktable's Markesteijn
+    # demosaic indexes `global float *rgb[4]` by `c ^ d`: clspv crashed (SIGSEGV); the loads of
+    # such pointers are selects among the elements now (pointer_arrays)
+    "global_pointer_array_at_a_run_time_index": """
+a, b, c = specials, -specials[::-1], rng.standard_normal(N)  # NaN, infinities, -0, denormals: bit for bit
+got = run('kernel void k(global const double *a, global const double *b, global const double *c, global double *o) {'
+          ' size_t i = get_global_id(0); global const double *p[3] = {a, b, c}; o[i] = p[(i * 7u) % 3u][i]; }',
+          [a, b, c], np.float64)
+same(got, np.array([(a, b, c)[(i * 7) % 3][i] for i in range(N)]), "p[(i * 7) % 3][i]")
+got = run('kernel void k(global const double *a, global const double *b, global double *o) {'
+          ' size_t i = get_global_id(0); global double *w[2] = {o, o}; global const double *p[2] = {a, b};'
+          ' w[i & 1u][i] = p[(i >> 1) & 1u][i] * 2.0; }', [a, b], np.float64)
+same(got, np.array([(a, b)[(i >> 1) & 1][i] * 2 for i in range(N)]), "w[i & 1][i] = p[(i >> 1) & 1][i] * 2")
+""",
 }
 
 

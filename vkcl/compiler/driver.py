@@ -22,7 +22,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, build_ways, byvalue_args, cache, diagnostics, il as il_mod, loop_exits,
-                           packed_locals, pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds,
+                           packed_locals, pointer_arrays, pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds,
                            spirv_fixes, spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf,
                            spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
@@ -112,7 +112,8 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     unit (pointer_units) and its dynamic inserts into such vectors written per element
     (vector_inserts). With `exits`, every program goes that way, and its exits out of several
     loops at once are taken through the loops' headers (loop_exits)."""
-    if not (front_route or exits or struct_copies.may_copy(source, include_dirs, headers)):
+    if not (front_route or exits or struct_copies.may_copy(source, include_dirs, headers)
+            or pointer_arrays.may_index(source)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
                  + [*front_args, "--output-format=ll"])
@@ -123,6 +124,7 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     ir = packed_locals.rewrite(ir) or ir
     ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
+    ir = pointer_arrays.rewrite(ir) or ir
     if exits:
         ir = loop_exits.rewrite(ir) or ir
     if REWRITE_PACKED_STRUCTS in args and not packed_locals.uses_packed(ir):
