@@ -145,7 +145,8 @@ def _typed_copy(module: Module, line: str, call, globals_, pointees, serial: int
         if dst_t is None or src_t is None:
             return None  # a side whose type clspv infers from its uses: punning it could break more
     members = None
-    if _by_members(dst, src, dst_depth, src_depth, pointees, packed_local):
+    if (_by_members(dst, src, dst_depth, src_depth, pointees, packed_local)
+            or (dst.space == src.space == _PRIVATE and _holds_pointer(module, copy_t))):
         members = _members(module, copy_t)
     if members is None and (between_buffers or (dst.space != src.space and _LOCAL not in (dst.space, src.space)
                                                  and not _padded(module, copy_t))):
@@ -207,6 +208,19 @@ def _by_members(dst: _Operand, src: _Operand, dst_depth: int, src_depth: int, po
     private, depth = (dst, dst_depth) if dst.space == _PRIVATE else (src, src_depth)
     found = pointees.get(private.value)
     return depth == 0 and isinstance(found, tuple) and found[0] == "alloca"
+
+
+def _holds_pointer(module: Module, t: Type | None, depth: int = 0) -> bool:
+    """Whether a type holds a pointer. clspv copied a private struct holding one and a `ulong`
+    typed whole with its members one byte off (CLSmith's structs of globals: `s1 = s2;` then
+    `s1.d` read 0x700 for 7): such a copy goes member by member."""
+    if t is None or depth > 8:
+        return False
+    if t.kind == "named":
+        return _holds_pointer(module, module.named.get(t.name), depth + 1)
+    if t.kind == "ptr":
+        return True
+    return any(_holds_pointer(module, f, depth + 1) for f in (*t.fields, *((t.elem,) if t.elem else ())))
 
 
 def _packed_local(module: Module, ir: str) -> bool:
