@@ -339,6 +339,32 @@ for i in range(N):
     want += [i + 1, i + 2, i + 3, i + 7, i + 8, 1, int(f[i:i + 1].view(np.uint32)[0]), 3 * i, i, 1, i + 70, i + 3]
 same(o, np.array(want, np.uint64), "members after the copies")
 """,
+    # volatile accesses of private memory, which CLSmith writes in nearly every kernel: a
+    # `T * volatile` pointer and a copy of a struct with a volatile member crashed clspv
+    # (SIGSEGV); they are plain accesses now (private_volatile: no one else sees private memory)
+    "volatile_private_pointer_and_member": """
+src = '''
+struct S { volatile int a; int b; volatile float f; };
+kernel void k(global const float *in, global float *o) {
+  size_t i = get_global_id(0); int x = (int)i * 3;
+  int * volatile p = &x;
+  volatile int * volatile q = p;
+  struct S s1, s2 = {(int)i + 1, 2, in[i]};
+  s1 = s2;
+  *q += 1;
+  o[3 * i] = (float)*p; o[3 * i + 1] = (float)(s1.a + s1.b); o[3 * i + 2] = s1.f;
+}'''
+with np.errstate(over='ignore'):
+    f = specials.astype(np.float32)
+prog = cl.Program(ctx, src).build()
+bf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=f)
+o = np.zeros(3 * N, np.float32)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+prog.k(q, (N,), None, bf, bo)
+cl.enqueue_copy(q, o, bo)
+want = np.array([[3 * i + 1, i + 3, f[i]] for i in range(N)], np.float32).reshape(-1)
+same(o, want, "through volatile private pointers and a copied volatile member")
+""",
 }
 
 

@@ -22,7 +22,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, build_ways, byvalue_args, cache, diagnostics, il as il_mod, loop_exits,
-                           packed_locals, pointer_arrays, pointer_units, prelude, settings, spirv, spirv_args, spirv_bounds,
+                           packed_locals, pointer_arrays, pointer_units, prelude, private_volatile, settings, spirv, spirv_args, spirv_bounds,
                            spirv_fixes, spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf,
                            spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
@@ -113,13 +113,14 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     (vector_inserts). With `exits`, every program goes that way, and its exits out of several
     loops at once are taken through the loops' headers (loop_exits)."""
     if not (front_route or exits or struct_copies.may_copy(source, include_dirs, headers)
-            or pointer_arrays.may_index(source)):
+            or pointer_arrays.may_index(source) or spirv_merge_access.may_be_volatile(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
                  + [*front_args, "--output-format=ll"])
     if not front.ok:
         return front
     ir = front.binary.rstrip(b"\0").decode("utf-8", "surrogateescape")
+    ir = private_volatile.rewrite(ir) or ir
     ir = struct_copies.rewrite(ir) or ir
     ir = packed_locals.rewrite(ir) or ir
     ir = pointer_units.rewrite(ir) or ir
