@@ -328,12 +328,7 @@ kernel void k(global const float *in, global ulong *o) {
 }'''
 with np.errstate(over='ignore'):
     f = specials.astype(np.float32)
-prog = cl.Program(ctx, src).build()
-bf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=f)
-o = np.zeros(12 * N, np.uint64)
-bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
-prog.k(q, (N,), None, bf, bo)
-cl.enqueue_copy(q, o, bo)
+o = run(src, [f], np.uint64, 12 * N)
 want = []
 for i in range(N):
     want += [i + 1, i + 2, i + 3, i + 7, i + 8, 1, int(f[i:i + 1].view(np.uint32)[0]), 3 * i, i, 1, i + 70, i + 3]
@@ -356,12 +351,7 @@ kernel void k(global const float *in, global float *o) {
 }'''
 with np.errstate(over='ignore'):
     f = specials.astype(np.float32)
-prog = cl.Program(ctx, src).build()
-bf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=f)
-o = np.zeros(3 * N, np.float32)
-bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
-prog.k(q, (N,), None, bf, bo)
-cl.enqueue_copy(q, o, bo)
+o = run(src, [f], np.float32, 3 * N)
 want = np.array([[3 * i + 1, i + 3, f[i]] for i in range(N)], np.float32).reshape(-1)
 same(o, want, "through volatile private pointers and a copied volatile member")
 """,
