@@ -6,8 +6,8 @@ from vkcl import compiler
 from vkcl.compiler import spirv
 from vkcl.compiler.spirv_bitcasts import OP_BITCAST, split_wide_bitcasts
 
-SRC = ("kernel void k(global ushort *p, global uchar *c, global uint *u, ulong w) {"
-       " volatile ulong v = 0x8000000000000002UL; vstore4(as_ushort4(v), 0, p);"
+SRC = ("kernel void k(global ushort *p, global uchar *c, global uint *u, ulong w, ulong v) {"
+       " vstore4(as_ushort4(v), 0, p);"
        " vstore8(as_uchar8(w), 0, c); vstore2(as_uint2(v), 0, u); }")
 
 
