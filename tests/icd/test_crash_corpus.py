@@ -355,6 +355,34 @@ o = run(src, [f], np.float32, 3 * N)
 want = np.array([[3 * i + 1, i + 3, f[i]] for i in range(N)], np.float32).reshape(-1)
 same(o, want, "through volatile private pointers and a copied volatile member")
 """,
+    # a loop over [a, e) by a pointer, a and e kernel arguments (`for (p = a; p < e; p++)`), and
+    # over [a, a + n): clspv crashed on the order comparison of two global pointers (SIGSEGV);
+    # the front end's route compares their addresses (pointer_compares), taken where a build
+    # crashed clspv. The sums are sequential float sums, bit for bit.
+    "pointer_loop_between_two_arguments": """
+align = dev.mem_base_addr_align // 8
+count = align // 4
+x = rng.standard_normal(2 * count).astype(np.float32)
+x[:4] = [np.inf, -0.0, 1e-40, 3.0]
+src = '''kernel void k(global float *o, global const float *a, global const float *e, uint n) {
+  float s = 0.0f, t = 0.0f;
+  for (global const float *p = a; p < e; p++) s += *p;
+  for (global const float *p = a; p < a + n; p++) t += *p;
+  o[2 * get_global_id(0)] = s; o[2 * get_global_id(0) + 1] = t; }'''
+prog = cl.Program(ctx, src).build()
+bx = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+end = bx.get_sub_region(align, align)
+o = np.zeros(2 * N, np.float32)
+bo = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=o)
+prog.k(q, (N,), None, bo, bx, end, np.uint32(count // 2))
+cl.enqueue_copy(q, o, bo)
+def seq(v):
+    s = np.float32(0)
+    for y in v:
+        s = np.float32(s + y)
+    return s
+same(o, np.array([seq(x[:count]), seq(x[:count // 2])] * N, np.float32), "sums over [a, e) and [a, a + n)")
+""",
 }
 
 

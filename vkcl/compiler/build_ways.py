@@ -42,6 +42,17 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     # constant exponents (Rodinia's particlefilter's kind) left a pointer phi with a poison input
     # that SimplifyPointerBitcastPass crashed on (SIGSEGV); with the prelude's calls kept, it
     # builds. Where inlining is optional, a program that crashed clspv is built so again.
+    # clspv crashed on some valid programs the front end's route rewrites (order comparisons of
+    # pointers: pointer_compares): a program that crashed it goes that way (exits=True, which
+    # routes exits out of several loops only where there are some).
+    if out.status == "crashed" and routable and input_kind == "cl" and output_kind == "spirv":
+        for way in ([dict(exits=True), dict(exits=True, unroll_loops=False)] if caps.loop_unroll_count
+                    else [dict(exits=True)]):
+            routed = build(**{**shape, **way})
+            if routed[0].ok:
+                (out, renamed, args) = routed
+                shape.update(way)
+                break
     if out.status in ("timeout", "crashed") and optional:
         uninlined = build(**{**shape, "inline": False})
         if uninlined[0].ok:

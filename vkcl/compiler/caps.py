@@ -16,6 +16,7 @@ STORAGE_CLASSES = ("ssbo", "ubo", "pushconstant")
 CAPS_FORMAT = 1
 # clspv lays packed structs out as bytes; given only where they need it (clspv_args, driver.py)
 REWRITE_PACKED_STRUCTS = "-rewrite-packed-structs"
+PHYSICAL_STORAGE_BUFFERS = "-physical-storage-buffers"
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class DeviceCaps:
         whether `loop_unroll_count` applies (not to programs with barriers: see driver.py)."""
         args = ["-arch=spir64" if self.address_bits == 64 else "-arch=spir"]
         if self.physical_addressing:
-            args.append("-physical-storage-buffers")
+            args.append(PHYSICAL_STORAGE_BUFFERS)
         args += [
             f"-spv-version={self.spirv_version}",
             f"-max-pushconstant-size={self.max_push_constant_size}",

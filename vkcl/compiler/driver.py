@@ -22,12 +22,12 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, build_ways, byvalue_args, cache, diagnostics, il as il_mod, loop_exits,
-                           packed_locals, pointer_arrays, pointer_units, prelude, private_volatile, settings, spirv, spirv_args, spirv_bounds,
+                           packed_locals, pointer_arrays, pointer_compares, pointer_units, prelude, private_volatile, settings, spirv, spirv_args, spirv_bounds,
                            spirv_fixes, spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf,
                            spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
 from vkcl.compiler.prelude import includes
-from vkcl.compiler.caps import REWRITE_PACKED_STRUCTS, DeviceCaps
+from vkcl.compiler.caps import PHYSICAL_STORAGE_BUFFERS, REWRITE_PACKED_STRUCTS, DeviceCaps
 from vkcl.compiler.external import compile_with_executable
 from vkcl.compiler.options import CL_STD_VERSIONS, INLINE_ENTRY_POINTS, BuildOptions, parse_options
 from vkcl.compiler.reflection import ProgramReflection, ReflectionError, parse_reflection
@@ -126,6 +126,8 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     ir = pointer_units.rewrite(ir) or ir
     ir = vector_inserts.rewrite(ir) or ir
     ir = pointer_arrays.rewrite(ir) or ir
+    if PHYSICAL_STORAGE_BUFFERS in args:
+        ir = pointer_compares.rewrite(ir) or ir
     if exits:
         ir = loop_exits.rewrite(ir) or ir
     if REWRITE_PACKED_STRUCTS in args and not packed_locals.uses_packed(ir):
