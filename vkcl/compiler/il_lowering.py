@@ -59,7 +59,7 @@ def lower(il: bytes) -> bytes:
     address_bytes = next((4 if inst[1] == 1 else 8 for inst in m.insts
                           if m.opcode(inst) == OP_MEMORY_MODEL), 8)
     changed = False
-    for rewrite in (_decorate_strings(m), _saturated_nan(m), _printf_formats(m), _variable_initializers(m), _copy_memory(m), _copies(m), _pointer_ops(m, address_bytes),
+    for rewrite in (_decorate_strings(m), _saturated_nan(m), _printf_formats(m), _variable_initializers(m), _copy_memory(m), _copies(m), pointer_ops(m, address_bytes),
                     _vector_inserts(m), _composite_constructs(m), _aggregate_memory(m, address_bytes)):
         changed = m.rewrite(rewrite) or changed
     return m.to_bytes() if changed else il
@@ -295,7 +295,9 @@ class _Unsupported(Exception):
 
 # -- pointers ------------------------------------------------------------------------------------
 
-def _pointer_ops(m: Module, address_bytes: int):
+def pointer_ops(m: Module, address_bytes: int):
+    """OpPtrEqual, OpPtrNotEqual and OpPtrDiff as integer operations on the addresses (an
+    instruction rewriter for Module.rewrite; spirv_ptr_diffs uses it on clspv's output too)."""
     def each(inst: array):
         op = m.opcode(inst)
         if op not in (OP_PTR_EQUAL, OP_PTR_NOT_EQUAL, OP_PTR_DIFF):

@@ -110,11 +110,12 @@ from vkcl.compiler.spirv_zero_operands import fix_zero_operands
 from vkcl.compiler.spirv_odd_widths import widen_odd_integers
 from vkcl.compiler.spirv_wide_vectors import split_wide_vectors
 from vkcl.compiler.spirv_volatile import volatile_workgroup_accesses
+from vkcl.compiler.spirv_ptr_diffs import physical_pointer_diffs
 
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts, loop_exits,
 # il_lowering) changes what it gives clspv.
-VERSION = 49
+VERSION = 50
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
@@ -154,6 +155,7 @@ def repair(data: bytes, *, mad_enable: bool = False, unsafe_math: bool = False, 
     (llvmpipe, repair 22, spirv_round_even.py); `volatile_local`: the program says `volatile`, its
     Workgroup loads and stores are made Volatile (spirv_volatile.py)."""
     data = widen_odd_integers(data)
+    data = physical_pointer_diffs(data)
     if volatile_local:
         data = volatile_workgroup_accesses(data)
     data = fix_mistyped_pointers(data)
