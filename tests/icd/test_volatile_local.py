@@ -4,7 +4,7 @@ store sticks. Mesa forwarded the store to the re-read (clspv's SPIR-V had lost t
 operand), every work-item of an 8-wide batch saw its own store, and a group of 32 counted 4.
 On the NVIDIA H200 the SPIR-V's Volatile operands and decoration do not make its Vulkan driver
 re-read what other work-items stored (a group of 8 counts 1; NVIDIA's own OpenCL counts 8):
-docs/status.md, the test expects that failure there until relaxed atomics carry such accesses."""
+docs/status.md, the test expects that failure there."""
 import pytest
 
 from test_kernels_pyopencl import HEADER
