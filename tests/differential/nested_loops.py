@@ -49,7 +49,9 @@ def spirv_of(src: str, level: str) -> bytes | None:
     where llvm-spirv refuses the bitcode (LLVM's optimizer makes integers of widths SPIR-V lacks)."""
     if IL_DIR:
         kept = os.path.join(IL_DIR, f"{level}-{hashlib.sha1(src.encode()).hexdigest()[:16]}.spv")
-        if os.path.exists(kept) or not shutil.which("clang-15"):
+        if not os.path.exists(kept) and not shutil.which("clang-15"):
+            raise SystemExit(f"{kept} is missing and clang-15 is not installed to make it")
+        if os.path.exists(kept):
             return open(kept, "rb").read() if os.path.getsize(kept) else None
         made = _made_spirv(src, level)
         os.makedirs(IL_DIR, exist_ok=True)

@@ -145,16 +145,15 @@ def _run_routed_il(bitcode: bytes, args: list[str]) -> CompileOutput:
     """clspv on an IL program's bitcode (from llvm-spirv: SSA, phis) with its exits out of several
     loops at once taken through the loops' headers (loop_exits), its phis demoted first
     (il.demote_phis) to the locals loop_exits works on."""
+    timeout = float(settings.get("compile_timeout"))
     try:
-        toolchain.llvm_opt()
+        ir, log = il_mod.demote_phis(bitcode, timeout)
+        routed = loop_exits.rewrite(ir) if ir is not None else None
+        if routed is None:
+            return CompileOutput("error", log=log or "vkcl: no exit out of several loops could be routed\n")
+        again, log = il_mod.to_bitcode_again(routed, timeout)
     except toolchain.ToolMissing as e:
         return CompileOutput("unavailable", log=f"vkcl: {e}\n")
-    timeout = float(settings.get("compile_timeout"))
-    ir, log = il_mod.demote_phis(bitcode, timeout)
-    routed = loop_exits.rewrite(ir) if ir is not None else None
-    if routed is None:
-        return CompileOutput("error", log=log or "vkcl: no exit out of several loops could be routed\n")
-    again, log = il_mod.to_bitcode_again(routed, timeout)
     if again is None:
         return CompileOutput("error", log=log)
     return _run([again], args)

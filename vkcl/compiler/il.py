@@ -153,7 +153,7 @@ def to_bitcode(il: bytes, timeout: float, spec: dict[int, tuple[str, bytes]] | N
 def demote_phis(bitcode: bytes, timeout: float) -> tuple[str | None, str]:
     """The IL program's bitcode as text IR with its phis and the values that cross blocks in
     local variables (LLVM's reg2mem), opaque pointers, as loop_exits takes it: (IR, log), IR None
-    where opt is missing or fails. (Its exits out of several loops are then routed as an OpenCL C
+    where opt fails (toolchain.ToolMissing where it is not installed). (Its exits out of several loops are then routed as an OpenCL C
     program's are in the front end's IR, which clang keeps in locals too.)"""
     out, log = _opt(["-passes=reg2mem", "-S"], bitcode, timeout)
     return (out.decode("utf-8", "surrogateescape") if out is not None else None), log
@@ -166,10 +166,7 @@ def to_bitcode_again(ir: str, timeout: float) -> tuple[bytes | None, str]:
 
 
 def _opt(args: list[str], data: bytes, timeout: float) -> tuple[bytes | None, str]:
-    try:
-        exe = toolchain.llvm_opt()
-    except toolchain.ToolMissing as e:
-        return None, f"{e}\n"
+    exe = toolchain.llvm_opt()
     try:
         proc = subprocess.run([exe, "-opaque-pointers", *args, "-o", "-", "-"], input=data, capture_output=True,
                               timeout=timeout)
