@@ -27,18 +27,34 @@ class KernelFault(CLError):
 
 
 class BoundsTable:
+    # Room for ranges known only when the launch is recorded: vkcl's own buffers that the
+    # kernel's added code reaches (a resumed kernel's headers and save area, core/resume.py).
+    SPARE = 2
+
     def __init__(self, allocator, ranges: list[tuple[int, int, str]]):
         """`ranges`: (base, end, what it is) for each buffer the kernel may reach."""
         self.allocator, self.ranges = allocator, [r for r in ranges if r[1] > r[0]]
-        size = sb.RANGES_AT + 16 * len(self.ranges)
-        a = self.alloc = allocator.allocate(size, MemoryKind.STAGING)
+        self.room = len(self.ranges) + self.SPARE
+        self.alloc = allocator.allocate(sb.RANGES_AT + 16 * self.room, MemoryKind.STAGING)
+        self._write()
+
+    def add(self, ranges: list[tuple[int, int, str]]) -> None:
+        """More ranges, before the launch runs (at most SPARE in all)."""
+        ranges = [r for r in ranges if r[1] > r[0]]
+        if len(self.ranges) + len(ranges) > self.room:
+            raise ValueError("more bounds-table ranges than its room")
+        self.ranges += ranges
+        self._write()
+
+    def _write(self) -> None:
+        a, size = self.alloc, sb.RANGES_AT + 16 * len(self.ranges)
         data = bytearray(size)
         struct.pack_into("<II", data, 0, 0, len(self.ranges))
         for i, (base, end, _) in enumerate(self.ranges):
             struct.pack_into("<QQ", data, sb.RANGES_AT + 16 * i, base, end)
         ffi.memmove(a.host_ptr, bytes(data), size)
         if not a.coherent:
-            allocator.flush(a)
+            self.allocator.flush(a)
 
     @property
     def address(self) -> int:

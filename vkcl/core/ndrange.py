@@ -342,6 +342,9 @@ class NDRangeKernel(Command):
         if self.printf_alloc is not None:
             a = self.printf_alloc
             ranges.append((a.address, a.address + plan.printf_size, "the printf buffer"))
+        if plan.image.loop_word is not None:  # the code vkcl adds for llvmpipe's loop cap reads it
+            a = plan.image.loop_word.alloc
+            ranges.append((a.address, a.address + loop_cuts.WORD_BYTES, "vkcl's loop-cut word"))
         self.bounds = bounds.BoundsTable(allocator_for(vkdev), ranges)
         struct.pack_into("<Q", pc, plan.refl.bounds_table_offset, self.bounds.address)
 
@@ -375,6 +378,10 @@ class NDRangeKernel(Command):
                 local = plan.image.static_local.get(plan.name, 0) + sum(self.local_sizes)
                 lanes = 0 if plan.extra_lanes_return else self.event.queue.device.llvmpipe_lanes
             self.resume = self.event.queue.resume_state().begin(self.launch, plan.resume_stride, local, lanes)
+            if self.bounds is not None:
+                state = self.resume.state
+                self.bounds.add([(a.address, a.address + a.size, what) for a, what in
+                                 ((state.headers, "vkcl's resume headers"), (state.area, "vkcl's resume area"))])
         self.record_pass(cb)
 
     def prepare_pass(self) -> None:
