@@ -810,3 +810,81 @@ if dt.name == "float64":
         assert np.array_equal(s.get(), np.sort(a)), n
 print("OK")
 """.replace("DTYPE", dtype), env={"PYOPENCL_NO_CACHE": "1"})  # pyopencl's scan cache has no device type in its key
+
+
+def test_array_in_a_local_struct_read_through_a_split_index(python_with_icd):
+    # A `__local` struct holding an array, read at `prev + i * width + get_local_id(0)` in a loop
+    # inside another loop (Rodinia's dwt2d has this shape): clspv's optimizations hoisted the
+    # local-id part of the word index out of the loops and SimplifyPointerBitcastPass folded the
+    # two parts into an index of whole structs, dropping the hoisted one; llvmpipe's code read
+    # structs far past the variable (SIGSEGV). packed_locals now indexes such a struct as words.
+    # The second kernel keeps float and double edge values (NaN payloads, signalling NaN, inf,
+    # -0, denormals, the largest finite) in such a struct; they come back bit for bit.
+    run(python_with_icd, r"""
+src = '''#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef struct { int width, stride, gap, unused[3]; int cells[2000]; } Grid;
+typedef struct { int tag, pad[8]; Grid grid; int tail; } Window;
+
+void sweep(local Grid *g, int count, int prev, int mid, int next, int update) {
+    int steps = count / g->width;
+    for (int i = 0; i < steps; i++) {
+        int p = g->cells[prev + i * g->width + get_local_id(0)];
+        int n = g->cells[next + i * g->width + get_local_id(0)];
+        local int *c = &g->cells[mid + i * g->width + get_local_id(0)];
+        if (update) *c += (p + n + 2) / 4; else *c -= (p + n) / 2;
+    }
+}
+
+kernel void lift(global int *cells, int rows, int width, int stride, int gap, int rounds) {
+    local Window w;
+    for (int i = get_local_id(0); i < 2000; i += get_local_size(0)) w.grid.cells[i] = cells[i];
+    if (get_local_id(0) == 0) { w.grid.width = width; w.grid.stride = stride; w.grid.gap = gap; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int count = rows * w.grid.stride - 1, low = 2 * w.grid.stride;
+    for (int r = 0; r < rounds; r++) {
+        sweep(&w.grid, count, low, low + w.grid.gap, low + 1, 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sweep(&w.grid, count, low + w.grid.gap, low + 1, low + w.grid.gap + 1, 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int i = get_local_id(0); i < 2000; i += get_local_size(0)) cells[i] = w.grid.cells[i];
+}
+
+typedef struct { int count; float f[64]; double d[64]; } Edges;
+kernel void edges(global const float *f, global const double *d, global float *fo, global double *do_) {
+    local Edges e;
+    size_t l = get_local_id(0);
+    e.f[l] = f[l]; e.d[l] = d[l];
+    if (l == 0) e.count = 64;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    size_t k = (l * 5 + 3) % e.count;
+    fo[l] = e.f[k]; do_[l] = e.d[k];
+}
+'''
+p = cl.Program(ctx, src).build()
+width, stride, gap, rows, rounds = 64, 34, 400, 8, 3
+cells = rng.integers(-1000, 1000, 2000).astype(np.int32)
+C = buf(cells)
+p.lift(q, (width,), (width,), C, *(np.int32(v) for v in (rows, width, stride, gap, rounds)))
+
+def trunc_div(x, n):                      # C's division, toward zero
+    return np.sign(x) * (np.abs(x) // n)
+want = cells.astype(np.int64)
+count, low, lid = rows * stride - 1, 2 * stride, np.arange(width)
+for r in range(rounds):
+    for prev, mid, nxt, update in ((low, low + gap, low + 1, 0), (low + gap, low + 1, low + gap + 1, 1)):
+        for i in range(count // width):   # each step's reads and writes are disjoint
+            at = i * width + lid
+            pn = want[prev + at] + want[nxt + at]
+            want[mid + at] += trunc_div(pn + 2, 4) if update else -trunc_div(pn, 2)
+assert np.array_equal(get(C, cells), want.astype(np.int32)), "lift differs"
+
+f_bits = np.array((EDGES[("f", 4)] * 7)[:64], np.uint32)
+d_bits = np.array((EDGES[("f", 8)] * 8)[:64], np.uint64)
+FO, DO = buf(np.zeros(64, np.float32)), buf(np.zeros(64, np.float64))
+p.edges(q, (64,), (64,), buf(f_bits.view(np.float32)), buf(d_bits.view(np.float64)), FO, DO)
+k = (np.arange(64) * 5 + 3) % 64
+assert np.array_equal(get(FO, np.zeros(64, np.float32)).view(np.uint32), f_bits[k])
+assert np.array_equal(get(DO, np.zeros(64, np.float64)).view(np.uint64), d_bits[k])
+print("OK")
+""")

@@ -98,6 +98,54 @@ def test_a_local_array_of_structs_viewed_through_narrower_pointers_becomes_words
     assert "@l = internal addrspace(3) global [32 x i32] undef, align 4" in packed_locals.rewrite(stepped)
 
 
+HOLDING_AN_ARRAY = LAYOUT + """%struct.TB = type { i32, i32, [8 x i32] }
+%struct.F = type { i8, i32, %struct.TB, i16 }
+@f = internal addrspace(3) global %struct.F undef, align 4
+
+define spir_func void @step(ptr addrspace(3) %b, i32 %i) {
+entry:
+  %data = getelementptr inbounds nuw %struct.TB, ptr addrspace(3) %b, i32 0, i32 2
+  %e = getelementptr inbounds [8 x i32], ptr addrspace(3) %data, i64 0, i32 %i
+  store i32 1, ptr addrspace(3) %e, align 4
+  ret void
+}
+
+define spir_kernel void @k(i32 %i) {
+entry:
+  store i32 1, ptr addrspace(3) getelementptr inbounds nuw (%struct.F, ptr addrspace(3) @f, i32 0, i32 1), align 4
+  %tb = getelementptr inbounds nuw %struct.F, ptr addrspace(3) @f, i32 0, i32 2
+  call spir_func void @step(ptr addrspace(3) %tb, i32 %i)
+  %s = getelementptr inbounds nuw %struct.F, ptr addrspace(3) @f, i32 0, i32 3
+  ret void
+}
+"""
+
+
+def test_a_local_struct_holding_an_array_becomes_words():
+    # Rodinia's dwt2d: clspv folded a word GEP split in two (a hoisted local-id part, the rest in
+    # a loop) from such a struct's array into whole structs, and read 68 structs past it
+    lines = [line.strip() for line in packed_locals.rewrite(HOLDING_AN_ARRAY).splitlines()]
+    assert "@f = internal addrspace(3) global [13 x i32] undef, align 4" in lines  # 52 bytes
+    assert "%tb = getelementptr inbounds i32, ptr addrspace(3) @f, i64 2" in lines
+    assert "%s = getelementptr inbounds i32, ptr addrspace(3) @f, i64 12" in lines   # the short's word
+    assert "store i32 1, ptr addrspace(3) getelementptr inbounds (i32, ptr addrspace(3) @f, i64 1), align 4" in lines
+    # a callee's GEPs on the pointer it is given are its own (clspv inlines them onto the words)
+    assert "%data = getelementptr inbounds nuw %struct.TB, ptr addrspace(3) %b, i32 0, i32 2" in lines
+    # members sharing a word (a char array, packed) or a struct without an array: left as it is
+    for shared in ("[8 x i8] }", "[3 x i16] }"):
+        assert packed_locals.rewrite(HOLDING_AN_ARRAY.replace("[8 x i32] }", shared)) is None, shared
+    assert packed_locals.rewrite(HOLDING_AN_ARRAY.replace("{ i8, i32, %struct.TB, i16 }",
+                                                          "{ i8, i8, %struct.TB, i16 }")) is None
+    # a char or short member read or written in local memory: clspv looped on such copies as words
+    for narrow in ("store i8 1, ptr addrspace(3) @f, align 4", "store i16 2, ptr addrspace(3) %s, align 4"):
+        accessed = HOLDING_AN_ARRAY.replace("  %s = getelementptr inbounds nuw %struct.F, ptr addrspace(3) @f, i32 0, i32 3\n",
+                                            "  %s = getelementptr inbounds nuw %struct.F, ptr addrspace(3) @f, i32 0, i32 3\n"
+                                            f"  {narrow}\n")
+        assert accessed != HOLDING_AN_ARRAY and packed_locals.rewrite(accessed) is None, narrow
+    no_array = HOLDING_AN_ARRAY.replace("%struct.TB = type { i32, i32, [8 x i32] }", "%struct.TB = type { i32, i32, i32 }")
+    assert packed_locals.rewrite(no_array) is None
+
+
 NARROWING = LAYOUT + """define spir_kernel void @k(ptr addrspace(1) %d, i32 %k, i64 %i, ptr addrspace(3) %l) {
 entry:
   %dest = alloca ptr addrspace(1), align 8

@@ -26,6 +26,15 @@ are unchanged: they hold the same addresses.
 An array of unpacked structs is taken too where a GEP of a scalar type indexes into it from a
 place whose first scalar is wider: `((local int *)&l[i].v)[1]` for the double `v` of `struct {
 double v; int d; }` crashed clspv (SIGSEGV); as words it is right.
+
+So is a `__local` struct holding an array (_array_in_struct), whose members each start a word of their
+own (_own_words: a `bool` or `char` member then padding is taken, a `char` array is not).
+Rodinia's dwt2d keeps `struct { int SIZE_X, ...; int data[2182]; }` in a `__local` struct and
+reads `buffer->data[prev + i * buffer->SIZE_X + get_local_id(0)]` in a loop: clspv's
+optimizations split that into a word GEP from the array's place, by the local id, hoisted out of
+the loop, and one in the loop by the rest; SimplifyPointerBitcastPass then folded the pair into
+an index of whole structs (`fdwt53[rest].WIN_SIZE_X`: the hoisted part divided by the struct's
+2,199 words, and dropped), and llvmpipe's code read 68 structs past the variable (SIGSEGV).
 """
 from __future__ import annotations
 
@@ -47,6 +56,11 @@ _AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile 
                                r'ptr addrspace\(3\) (@(?:[-\w.$]+|"[^"]*")), i64 \d+\))(?:,|$)')
 _BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
 _WORD = 4
+# A `__local` load or store of a char or short (scalar or vector): _has_narrow_scalar's companion.
+_NARROW_LOCAL_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile )?)(?:<\d+ x )?i(?:8|16)\b[^\n]*'
+                                  r'ptr addrspace\(3\)', re.M)
+# A `__local` global whose type is or holds a named struct: the quick test for _array_in_struct.
+_LOCAL_STRUCT_HINT = re.compile(r'^@\S+ = (?:[a-z_]+ )*addrspace\(3\) global (?:\[\d+ x )*%', re.M)
 # A GEP of a scalar type narrower than a double on a local pointer: the quick test for _viewed_narrower.
 _NARROW_HINT = re.compile(r'= getelementptr (?:(?:inbounds|nuw|nusw) )*(?:i8|i16|i32|half|bfloat|float), '
                           r'ptr addrspace\(3\) [%@]')
@@ -63,7 +77,8 @@ class _NotWords(Exception):
 def rewrite(ir: str) -> str | None:
     """The IR with its `__local` arrays of packed structs, and of structs viewed through narrower
     pointers, indexed as words, or None when it has none."""
-    if "addrspace(3) global" not in ir or ("<{" not in ir and not _NARROW_HINT.search(ir)):
+    if "addrspace(3) global" not in ir or ("<{" not in ir and not _NARROW_HINT.search(ir)
+                                           and not _LOCAL_STRUCT_HINT.search(ir)):
         return None
     module = Module(ir)
     candidates = _candidates(ir, module)
@@ -106,11 +121,21 @@ def _candidates(ir: str, module: Module) -> dict[str, Type]:
         try:
             t = Reader(m.group(3)).type()
             uninitialized = re.match(r'\s*(?:undef|poison)\b', m.group(3)[len(t.text):])
-            if uninitialized and _unit(module, t, 0) % _WORD == 0 and module.size(t) % _WORD == 0:
+            if not uninitialized:
+                continue
+            if _unit(module, t, 0) % _WORD == 0 and module.size(t) % _WORD == 0:
                 if has_packed(module, t):
                     out[m.group(1)] = t
-                elif _holds_struct(module, t):
+                    continue
+                if _holds_struct(module, t):
                     others[m.group(1)] = t
+            if module.resolve(t).kind == "struct" and _array_in_struct(module, t) and _own_words(module, t) \
+                    and not (_NARROW_LOCAL_ACCESS.search(ir) and _has_narrow_scalar(module, t)):
+                # One struct, as dwt2d's: arrays of such structs (pyopencl's layouts in
+                # test_structs, copied whole into them) made clspv loop as words, and so did a
+                # `char` or `short` member read from words and copied out; such a member that
+                # no `__local` access of its width reaches is taken (dwt2d's unused `bool`s).
+                out[m.group(1)] = t
         except ParseError:
             continue
     if others and _NARROW_HINT.search(ir):
@@ -123,6 +148,64 @@ def _holds_struct(module: Module, t: Type, depth: int = 0) -> bool:
     if t.kind == "array" and depth < 32:
         return _holds_struct(module, t.elem, depth + 1)
     return t.kind == "struct"
+
+
+def _array_in_struct(module: Module, t: Type, inside: bool = False, depth: int = 0) -> bool:
+    """Whether a struct in `t` has an array member (at any depth)."""
+    t = module.resolve(t)
+    if depth > 32:
+        return False
+    if t.kind == "array":
+        return inside or _array_in_struct(module, t.elem, False, depth + 1)
+    if t.kind == "struct":
+        return any(_array_in_struct(module, f, True, depth + 1) for f in t.fields)
+    return False
+
+
+def _has_narrow_scalar(module: Module, t: Type, depth: int = 0) -> bool:
+    t = module.resolve(t)
+    if t.kind in ("int", "float"):
+        return module.size(t) < _WORD
+    if depth > 32:
+        return True
+    if t.kind in ("array", "vector"):
+        return _has_narrow_scalar(module, t.elem, depth + 1)
+    if t.kind == "struct":
+        return any(_has_narrow_scalar(module, f, depth + 1) for f in t.fields)
+    return False
+
+
+def _own_words(module: Module, t: Type, depth: int = 0) -> bool:
+    """Whether every scalar of `t` starts a word that holds no other scalar, and `t` fills whole
+    words: as words its scalars then stay apart (a narrower one is read and written in its own
+    word, never merged with a neighbour another work-item writes)."""
+    t = module.resolve(t)
+    if depth > 32:
+        return False
+    if t.kind in ("int", "float", "ptr"):
+        return True
+    try:
+        size = module.size(t)
+        if size % _WORD:
+            return False
+        if t.kind in ("array", "vector"):
+            elem = module.resolve(t.elem)
+            if elem.kind in ("int", "float", "ptr"):
+                return module.size(elem) % _WORD == 0
+            return _own_words(module, elem, depth + 1)
+        if t.kind == "struct":
+            if t.packed:
+                return False
+            for f, offset in zip(t.fields, module.offsets(t)):
+                f = module.resolve(f)
+                if offset % _WORD:
+                    return False
+                if f.kind not in ("int", "float", "ptr") and not _own_words(module, f, depth + 1):
+                    return False
+            return True
+    except ParseError:
+        return False
+    return False
 
 
 def _viewed_narrower(ir: str, module: Module, globals_: dict[str, Type]) -> set[str]:

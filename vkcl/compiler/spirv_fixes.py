@@ -115,7 +115,7 @@ from vkcl.compiler.spirv_ptr_diffs import physical_pointer_diffs
 # Part of the program cache's key: bump it whenever a repair changes what it outputs, or one of
 # the rewrites before clspv (struct_copies, packed_locals, pointer_units, vector_inserts, loop_exits,
 # il_lowering) changes what it gives clspv.
-VERSION = 50
+VERSION = 51
 
 OP_TYPE_INT, OP_CONSTANT, OP_PTR_ACCESS_CHAIN = 21, 43, 67
 OP_IADD, OP_ISUB = 128, 130
