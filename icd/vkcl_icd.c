@@ -6,6 +6,9 @@
  * start-up of the embedded interpreter, handles, extension-function lookup, and (fast_path.c)
  * the launch fast path.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_0_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS
@@ -204,7 +207,11 @@ static unsigned long vkcl_python_main_thread;
  * the calls that can wait do this (for the device, the compiler, a first pipeline), where a
  * signal lands in practice: three sigaction reads and two writes per signal handled,
  * about a microsecond, would be a third of a short call's cost. A mask would not do: any thread of the process that does not block the signal (numpy's
- * OpenBLAS threads) takes it, and Python's handler then still runs in vkcl. */
+ * OpenBLAS threads) takes it, and Python's handler then still runs in vkcl.
+ * SIGTERM is deferred only when Python's own handler has it: LLVM (loaded by PoCL's ICD beside
+ * vkcl's, or a Mesa driver) installs handlers for SIGTERM that clean up and re-raise it to
+ * the default action; deferred, `timeout`'s SIGTERM never ended a process whose kernel did not
+ * finish. */
 static const int vkcl_deferred_signals[] = {SIGINT, SIGALRM, SIGTERM};
 #define VKCL_DEFERRED_SIGNALS (sizeof vkcl_deferred_signals / sizeof vkcl_deferred_signals[0])
 static volatile sig_atomic_t vkcl_signals_caught[VKCL_DEFERRED_SIGNALS];
@@ -215,6 +222,15 @@ typedef struct {
     unsigned swapped;
     struct sigaction python[VKCL_DEFERRED_SIGNALS];
 } vkcl_signal_state;
+
+/* The object (the python executable or libpython) Python's C signal handler lives in. */
+static void *vkcl_python_object;
+
+static int vkcl_python_handles(void (*handler)(int))
+{
+    Dl_info where;
+    return vkcl_python_object != NULL && dladdr((void *)handler, &where) && where.dli_fbase == vkcl_python_object;
+}
 
 static void vkcl_note_signal(int sig)
 {
@@ -241,6 +257,7 @@ static void vkcl_defer_signals(vkcl_signal_state *st)
         struct sigaction *old = &st->python[i];
         if (sigaction(vkcl_deferred_signals[i], NULL, old) == 0 && !(old->sa_flags & SA_SIGINFO) &&
             old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN &&
+            (vkcl_deferred_signals[i] != SIGTERM || vkcl_python_handles(old->sa_handler)) &&
             sigaction(vkcl_deferred_signals[i], &note, NULL) == 0)
             st->swapped |= 1u << i;
     }
@@ -268,6 +285,9 @@ static void vkcl_find_python_main_thread(void)
     PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
     if (ident && PyLong_Check(ident))
         vkcl_python_main_thread = PyLong_AsUnsignedLong(ident);
+    Dl_info python;
+    if (dladdr((void *)Py_Initialize, &python))
+        vkcl_python_object = python.dli_fbase;
     PyErr_Clear();
     Py_XDECREF(ident);
     Py_XDECREF(main);

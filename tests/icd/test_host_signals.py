@@ -89,3 +89,60 @@ def test_a_signal_during_a_wait_reaches_the_host_after_the_call(python_with_icd,
     result = run(python_with_icd, BODY % how)
     assert "unexpected error" not in result.stderr, result.stderr[-3000:]
     print(result.stdout)
+
+
+# A handler of a C library's for SIGTERM, as LLVM installs (PoCL's ICD loads it beside vkcl's,
+# and Mesa's drivers may): it puts the default action back and raises the signal again.
+LLVM_LIKE_HANDLER = r"""
+#include <signal.h>
+static void on_term(int sig) { signal(sig, SIG_DFL); raise(sig); }
+void install(void) { signal(SIGTERM, on_term); }
+"""
+
+NEVER_FINISHES = r"""
+import ctypes, sys, numpy as np, pyopencl as cl
+plat = [p for p in cl.get_platforms() if p.name == "vkcl"][0]
+ctx = cl.Context(plat.get_devices()); q = cl.CommandQueue(ctx)
+src = '''kernel void spin(global uint *o, uint stop) {
+    for (uint i = 0; i != stop; i += 2)     // never equal: an odd stop
+        atomic_inc(o);                      // a side effect, so the loop may not be removed
+    o[1] = 1;
+}'''
+k = cl.Program(ctx, src).build().spin
+ctypes.CDLL(sys.argv[1]).install()
+O = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8)
+print("waiting", flush=True)
+k(q, (1,), None, O, np.uint32(1))   # on lavapipe the enqueue waits itself (core/resume.py)
+q.finish()
+print("finished", flush=True)
+"""
+
+
+def test_sigterm_ends_a_process_whose_kernel_never_finishes(icd_env, tmp_path):
+    # vkcl defers a handled signal while the host waits in it, and took any plain handler for
+    # the host's: with LLVM's for SIGTERM, `timeout` never ended a process whose kernel did not
+    # finish (it waited for ever, and so did its caller). Python's own handler is still deferred.
+    import signal
+    import subprocess
+    import sys
+    import time
+    c, lib = tmp_path / "handler.c", tmp_path / "libhandler.so"
+    c.write_text(LLVM_LIKE_HANDLER)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib), str(c)], check=True)
+    child = subprocess.Popen([sys.executable, "-c", NEVER_FINISHES, str(lib)], env=icd_env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = child.stdout.readline()     # the build is done: the launch comes next
+        assert line.strip() == "waiting", (line, child.stderr.read() if child.poll() is not None else "")
+        time.sleep(3.0)
+        assert child.poll() is None
+        child.send_signal(signal.SIGTERM)
+        try:
+            rc = child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("SIGTERM did not end the process while it waited in vkcl")
+        assert rc == -signal.SIGTERM, (rc, child.stderr.read()[-2000:])
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
