@@ -106,6 +106,7 @@ kernel void k(global int *a, global uint *u) {
     a[9] = f1(EA) + f2(_RESERVED_MACRO(x));
     if (x = 3) a[10] = 1;
     a[11] == 2;
+    a[12] = get_local_id(0) + ((get_local_id(0) == 0) ? x : -3);   // operand of ? (Rodinia's dwt2d)
 }
 """
 

@@ -19,6 +19,7 @@ import re
 # similar words (e.g. -Wconstant-conversion's "changes value from") stay.
 OFF_BY_DEFAULT = tuple(re.compile(p) for p in (
     r"implicit conversion changes signedness",                        # -Wsign-conversion
+    r"operand of \? changes signedness",                               # -Wsign-conversion
     r"implicit conversion loses integer precision",                   # -Wshorten-64-to-32, -Wimplicit-int-conversion
     r"implicit conversion loses floating-point precision",            # -Wimplicit-float-conversion
     r"implicit conversion increases floating-point precision",        # -Wdouble-promotion
