@@ -359,6 +359,35 @@ same(o, want, "through volatile private pointers and a copied volatile member")
     # over [a, a + n): clspv crashed on the order comparison of two global pointers (SIGSEGV);
     # the front end's route compares their addresses (pointer_compares), taken where a build
     # crashed clspv. The sums are sequential float sums, bit for bit.
+    # buffers picked per work-group in an if/else with work of its own in each branch (Rodinia's
+    # heartwall): LLVM's StructurizeCFG left a phi of the pointer with a poison input on the path
+    # that skips the else, and clspv's SPIR-V writer crashed on it (SIGSEGV); built again with
+    # the pointer variables as integers (pointer_variables). Doubles carry NaN, infinities, -0
+    # and denormals bit for bit.
+    "pointers_picked_in_an_if_else": """
+a, b = specials, -specials[::-1]
+ia, ib = np.arange(80, dtype=np.int32), np.arange(80, dtype=np.int32) * 3
+src = '''kernel void k(global const double *a, global const double *b, global int *ia, global int *ib,
+                  global double *o, global int *rows, int n) {
+    int bx = get_group_id(0);
+    global const double *d_in; global int *row; int point;
+    if (bx < n) { point = bx; row = ia; d_in = &a[point * 4]; if (get_local_id(0) == 0) ia[point + 64] += 1; }
+    else { point = bx - n; row = ib; d_in = &b[point * 4]; if (get_local_id(0) == 0) ib[point + 64] += 2; }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    o[get_global_id(0)] = d_in[get_local_id(0)];
+    rows[get_global_id(0)] = row[point];
+}'''
+prog = cl.Program(ctx, src).build()
+bufs = [cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=x) for x in (a, b, ia, ib)]
+o, rows = np.zeros(N, np.float64), np.zeros(N, np.int32)
+bo, br = (cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=x) for x in (o, rows))
+n = 2                                        # groups 0, 1 read a; groups 2, 3 read b
+prog.k(q, (N,), (4,), *bufs, bo, br, np.int32(n))
+cl.enqueue_copy(q, o, bo); cl.enqueue_copy(q, rows, br)
+g, l = np.arange(N) // 4, np.arange(N) % 4
+same(o, np.where(g < n, a[(g * 4 + l) % N], b[((g - n) * 4 + l) % N]), "d_in[lid]")
+same(rows, np.where(g < n, ia[g], ib[g - n]), "row[point]")
+""",
     "pointer_loop_between_two_arguments": """
 align = dev.mem_base_addr_align // 8
 count = align // 4

@@ -33,7 +33,7 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     # program is built again with its loops rolled, which llvmpipe's long-loop passes
     # (spirv_resume) and loop-cut probe still cover.
     # How the program was built last: build(**shape) makes it again, one choice changed.
-    shape = dict(unroll_loops=True, inline=True, rotate=True, closed_forms=True, exits=False)
+    shape = dict(unroll_loops=True, inline=True, rotate=True, closed_forms=True, exits=False, pointer_ints=False)
     if out.status == "crashed" and caps.loop_unroll_count and output_kind == "spirv":
         rolled_build = build(False)
         if rolled_build[0].ok:
@@ -44,10 +44,12 @@ def settle(build: Callable, first: tuple, caps: DeviceCaps, *, input_kind: str, 
     # builds. Where inlining is optional, a program that crashed clspv is built so again.
     # clspv crashed on some valid programs the front end's route rewrites (order comparisons of
     # pointers: pointer_compares): a program that crashed it goes that way (exits=True, which
-    # routes exits out of several loops only where there are some).
+    # routes exits out of several loops only where there are some), and then with its private
+    # variables of global pointers kept as integers (pointer_ints: the poison pointer of a
+    # structurized if/else, Rodinia's heartwall; pointer_variables).
     if out.status == "crashed" and routable and input_kind == "cl" and output_kind == "spirv":
-        for way in ([dict(exits=True), dict(exits=True, unroll_loops=False)] if caps.loop_unroll_count
-                    else [dict(exits=True)]):
+        ways = [dict(exits=True), dict(exits=True, unroll_loops=False)] if caps.loop_unroll_count else [dict(exits=True)]
+        for way in ways + [{**way, "pointer_ints": True} for way in ways]:
             routed = build(**{**shape, **way})
             if routed[0].ok:
                 (out, renamed, args) = routed

@@ -22,7 +22,7 @@ from typing import Union
 
 from vkcl import log, trace
 from vkcl.compiler import (argument_layout, build_ways, byvalue_args, cache, diagnostics, il as il_mod, loop_exits,
-                           packed_locals, pointer_arrays, pointer_compares, pointer_units, prelude, private_volatile, settings, spirv, spirv_args, spirv_bounds,
+                           packed_locals, pointer_arrays, pointer_compares, pointer_units, pointer_variables, prelude, private_volatile, settings, spirv, spirv_args, spirv_bounds,
                            spirv_fixes, spirv_merge_access, spirv_nesting, spirv_odd_widths, spirv_printf,
                            spirv_single_pass_loops, struct_copies, toolchain, vector_inserts)
 from vkcl.compiler.binary import ProgramBinary
@@ -101,7 +101,8 @@ def _run(inputs: list[bytes], args: list[str]) -> CompileOutput:
 
 
 def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | None = None,
-            front_args: tuple[str, ...] = (), front_route: bool = False, exits: bool = False) -> CompileOutput:
+            front_args: tuple[str, ...] = (), front_route: bool = False, exits: bool = False,
+            pointer_ints: bool = False) -> CompileOutput:
     """clspv on one OpenCL C source (the prelude already in front). A source that declares a
     struct or union, or whose user part names a 3-, 8- or 16-element vector type or casts to a
     pointer type (`front_route`: vector_inserts.may_insert, pointer_units.may_narrow), goes
@@ -111,8 +112,9 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
     structs indexed as words (packed_locals), its narrowing pointer arithmetic in the narrowest
     unit (pointer_units) and its dynamic inserts into such vectors written per element
     (vector_inserts). With `exits`, every program goes that way, and its exits out of several
-    loops at once are taken through the loops' headers (loop_exits)."""
-    if not (front_route or exits or struct_copies.may_copy(source, include_dirs, headers)
+    loops at once are taken through the loops' headers (loop_exits). With `pointer_ints`, its
+    private variables of global pointers are kept as integers (pointer_variables)."""
+    if not (front_route or exits or pointer_ints or struct_copies.may_copy(source, include_dirs, headers)
             or pointer_arrays.may_index(source) or spirv_merge_access.may_be_volatile(source, include_dirs, headers)):
         return _run([source], args)
     front = _run([source], [a for a in args if not a.startswith("--output-format=")]
@@ -130,6 +132,8 @@ def _run_cl(source: bytes, args: list[str], include_dirs=(), headers: dict | Non
         ir = pointer_compares.rewrite(ir) or ir
     if exits:
         ir = loop_exits.rewrite(ir) or ir
+    if pointer_ints:
+        ir = pointer_variables.rewrite(ir) or ir
     if REWRITE_PACKED_STRUCTS in args and not packed_locals.uses_packed(ir):
         # clspv's pass rewrites the accesses of natural structs too, and got member offsets
         # wrong: in pyopencl's GPU scans, whose `struct __attribute__((packed)) { cfloat_t
@@ -160,7 +164,8 @@ def _run_routed_il(bitcode: bytes, args: list[str]) -> CompileOutput:
 
 
 def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers: dict | None = None,
-                front_args: tuple[str, ...] = (), exits: bool = False) -> tuple[CompileOutput, dict]:
+                front_args: tuple[str, ...] = (), exits: bool = False,
+                pointer_ints: bool = False) -> tuple[CompileOutput, dict]:
     """clspv on OpenCL C (with the prelude; `include_dirs` and `headers`: where it finds what
     the source includes). Where its front end refuses a by-value kernel argument's type, that
     type is passed as bytes and the source built again (byvalue_args); also returns the names
@@ -172,7 +177,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
     front_route = (vector_inserts.may_insert(sources[0], include_dirs, headers, defines) or
                    pointer_units.may_narrow(sources[0], include_dirs, headers, defines))
     if len(sources) == 1:
-        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, front_route, exits)
+        out = _run_cl(with_prelude(sources[0]), args, include_dirs, headers, front_args, front_route, exits, pointer_ints)
     else:
         out = _run([with_prelude(s) for s in sources], args)
     current, refused, renamed = sources[0], set(), {}
@@ -186,7 +191,7 @@ def _run_source(sources: list[bytes], args: list[str], include_dirs=(), headers:
         refused |= more
         rewrite = byvalue_args.pass_as_bytes(sources[0], refused)
         current, renamed = rewrite.source, rewrite.names
-        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, front_route, exits)
+        out = _run_cl(with_prelude(current), args, include_dirs, headers, front_args, front_route, exits, pointer_ints)
     if len(sources) == 1:
         before = with_prelude(current).count(b"\n") - current.count(b"\n")
         out.log = diagnostics.shift_source_lines(out.log, before)
@@ -245,7 +250,7 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
         front_args = (REWRITE_PACKED_STRUCTS,) if caps.int8 and not packed else ()
 
         def build(unroll_loops: bool = True, inline: bool = True, rotate: bool = True, closed_forms: bool = True,
-                  exits: bool = False):
+                  exits: bool = False, pointer_ints: bool = False):
             args = opts.clspv_args(caps, input_kind=input_kind, output_kind=output_kind, extra_include_dirs=extra,
                                    packed_structs=packed, unroll_loops=unroll_loops)
             if not inline:
@@ -256,7 +261,8 @@ def _compile(inputs: list[bytes], opts: BuildOptions, caps: DeviceCaps, *, input
                 args.append(spirv_odd_widths.NO_CLOSED_FORMS)
             with _progress(sum(len(i) for i in inputs), input_kind):
                 if input_kind == "cl":
-                    return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args, exits), args)
+                    return (*_run_source(inputs, args + more, opts.include_dirs, headers, front_args, exits,
+                                         pointer_ints), args)
                 if exits:
                     return _run_routed_il(inputs[0], args + more), {}, args
                 return _run(inputs, args + more), {}, args
