@@ -56,7 +56,7 @@ _AGGREGATE_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile 
                                r'ptr addrspace\(3\) (@(?:[-\w.$]+|"[^"]*")), i64 \d+\))(?:,|$)')
 _BASE_NAME = re.compile(r'^[^(]*?, ptr(?: addrspace\(\d+\))? ([%@](?:[-\w.$]+|"[^"]*"))[,\s]')
 _WORD = 4
-# A `__local` load or store of a char or short (scalar or vector): _has_narrow_scalar's companion.
+# A `__local` load or store of a char or short (scalar or vector).
 _NARROW_LOCAL_ACCESS = re.compile(r'(?:= load (?:volatile )?|^\s*store (?:volatile )?)(?:<\d+ x )?i(?:8|16)\b[^\n]*'
                                   r'ptr addrspace\(3\)', re.M)
 # A `__local` global whose type is or holds a named struct: the quick test for _array_in_struct.
@@ -123,14 +123,15 @@ def _candidates(ir: str, module: Module) -> dict[str, Type]:
             uninitialized = re.match(r'\s*(?:undef|poison)\b', m.group(3)[len(t.text):])
             if not uninitialized:
                 continue
-            if _unit(module, t, 0) % _WORD == 0 and module.size(t) % _WORD == 0:
+            whole_words = _unit(module, t, 0) % _WORD == 0  # no scalar narrower than a word, none astride
+            if whole_words and module.size(t) % _WORD == 0:
                 if has_packed(module, t):
                     out[m.group(1)] = t
                     continue
                 if _holds_struct(module, t):
                     others[m.group(1)] = t
             if module.resolve(t).kind == "struct" and _array_in_struct(module, t) and _own_words(module, t) \
-                    and not (_NARROW_LOCAL_ACCESS.search(ir) and _has_narrow_scalar(module, t)):
+                    and (whole_words or not _NARROW_LOCAL_ACCESS.search(ir)):
                 # One struct, as dwt2d's: arrays of such structs (pyopencl's layouts in
                 # test_structs, copied whole into them) made clspv loop as words, and so did a
                 # `char` or `short` member read from words and copied out; such a member that
@@ -159,19 +160,6 @@ def _array_in_struct(module: Module, t: Type, inside: bool = False, depth: int =
         return inside or _array_in_struct(module, t.elem, False, depth + 1)
     if t.kind == "struct":
         return any(_array_in_struct(module, f, True, depth + 1) for f in t.fields)
-    return False
-
-
-def _has_narrow_scalar(module: Module, t: Type, depth: int = 0) -> bool:
-    t = module.resolve(t)
-    if t.kind in ("int", "float"):
-        return module.size(t) < _WORD
-    if depth > 32:
-        return True
-    if t.kind in ("array", "vector"):
-        return _has_narrow_scalar(module, t.elem, depth + 1)
-    if t.kind == "struct":
-        return any(_has_narrow_scalar(module, f, depth + 1) for f in t.fields)
     return False
 
 

@@ -71,7 +71,14 @@ def _function(body: list[str]) -> list[str] | None:
                 kept.discard(token)  # its address goes elsewhere: left as it is
     if not kept:
         return None
-    out, serial = [], 0
+    out: list[str] = []
+    serial = [0]
+
+    def access(volatile: str | None, var: str, align: str | None, rest: str) -> tuple[str, str, str]:
+        """A fresh name for the integer, and what goes before and after its operand list's `, ptr`."""
+        serial[0] += 1
+        return f"%__vkcl_ptrint{serial[0]}", f"{volatile or ''}i64", f", ptr {var}{align or ''}{_TBAA.sub('', rest)}"
+
     for line in body:
         m = _ALLOCA.match(line)
         if m and m.group(2) in kept:
@@ -79,19 +86,17 @@ def _function(body: list[str]) -> list[str] | None:
             continue
         m = _LOAD.match(line)
         if m and m.group(4) in kept:
-            serial += 1
-            word = f"%__vkcl_ptrint{serial}"
             indent, name, volatile, var, align, rest = m.groups()
-            out.append(f"{indent}{word} = load {volatile or ''}i64, ptr {var}{align or ''}{_TBAA.sub('', rest)}")
+            word, kind, tail = access(volatile, var, align, rest)
+            out.append(f"{indent}{word} = load {kind}{tail}")
             out.append(f"{indent}{name} = inttoptr i64 {word} to ptr addrspace(1)")
             continue
         m = _STORE.match(line)
         if m and m.group(4) in kept:
-            serial += 1
-            word = f"%__vkcl_ptrint{serial}"
             indent, volatile, value, var, align, rest = m.groups()
+            word, kind, tail = access(volatile, var, align, rest)
             out.append(f"{indent}{word} = ptrtoint ptr addrspace(1) {value} to i64")
-            out.append(f"{indent}store {volatile or ''}i64 {word}, ptr {var}{align or ''}{_TBAA.sub('', rest)}")
+            out.append(f"{indent}store {kind} {word}{tail}")
             continue
         out.append(line)
     return out
